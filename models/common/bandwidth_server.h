@@ -1,0 +1,44 @@
+#pragma once
+// A first-come-first-served bandwidth server: transfers occupy the resource for bytes/bandwidth
+// one after another and complete `latency` later. The timing of the bandwidth/latency memory
+// models (HBM quick mode, CMEM). Plain C++, time in picoseconds.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+namespace systole::models {
+
+class BandwidthServer {
+ public:
+  struct Grant {
+    double issue_end_ps;  ///< when the transfer has left the resource (the next may start)
+    double done_ps;       ///< when its data has arrived
+  };
+
+  BandwidthServer(double bytes_per_second, double latency_ps)
+      : ps_per_byte_(1e12 / bytes_per_second), latency_ps_(latency_ps) {}
+
+  Grant transfer(double now_ps, std::uint64_t bytes) {
+    const double start = std::max(now_ps, free_ps_);
+    const double occupy = static_cast<double>(bytes) * ps_per_byte_;
+    free_ps_ = start + occupy;
+    busy_ps_ += occupy;
+    bytes_ += bytes;
+    return {free_ps_, free_ps_ + latency_ps_};
+  }
+
+  double busy_ps() const { return busy_ps_; }
+  std::uint64_t bytes() const { return bytes_; }
+  double ps_per_byte() const { return ps_per_byte_; }
+  double latency_ps() const { return latency_ps_; }
+
+ private:
+  double ps_per_byte_;
+  double latency_ps_;
+  double free_ps_ = 0;
+  double busy_ps_ = 0;
+  std::uint64_t bytes_ = 0;
+};
+
+}  // namespace systole::models

@@ -1,0 +1,31 @@
+#pragma once
+// The chip's program: one layer lowered to operations on named units (DMA engines, MXUs),
+// with explicit dependencies. Produced by workloads/lowering, executed by the SystemC modules.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace systole::models {
+
+enum class OpKind : std::uint8_t {
+  kLoad,    ///< DMA: memory (HBM/CMEM) -> VMEM
+  kStore,   ///< DMA: VMEM -> memory
+  kMatmul,  ///< MXU: A[m x k] (streamed) times W[k x n] (stationary), accumulate into C[m x n]
+};
+const char* op_kind_name(OpKind k);
+
+struct Op {
+  OpKind kind = OpKind::kLoad;
+  std::uint16_t unit = 0;    ///< executing unit (index into the chip's unit list)
+  std::uint8_t memory = 0;   ///< DMA: 0 = HBM, 1 = CMEM
+  std::uint64_t bytes = 0;   ///< DMA: bytes moved; matmul: operand bytes read from VMEM
+  std::uint32_t m = 0, k = 0, n = 0;  ///< matmul shape
+  std::vector<std::uint32_t> deps;    ///< ops (indices into Program::ops) that must finish first
+};
+
+struct Program {
+  std::vector<Op> ops;
+};
+
+}  // namespace systole::models

@@ -1,0 +1,70 @@
+#include "models/mxu/mxu_config.h"
+
+namespace systole::models {
+
+const char* dataflow_name(Dataflow d) {
+  switch (d) {
+    case Dataflow::kWeightStationary: return "ws";
+    case Dataflow::kOutputStationary: return "os";
+    case Dataflow::kInputStationary: return "is";
+  }
+  return "?";
+}
+
+const char* dtype_name(DataType t) {
+  switch (t) {
+    case DataType::kInt8: return "int8";
+    case DataType::kBf16: return "bf16";
+    case DataType::kFp8E4M3: return "fp8_e4m3";
+    case DataType::kFp8E5M2: return "fp8_e5m2";
+    case DataType::kFp32: return "fp32";
+    case DataType::kInt32: return "int32";
+  }
+  return "?";
+}
+
+std::uint32_t dtype_bytes(DataType t) {
+  switch (t) {
+    case DataType::kInt8:
+    case DataType::kFp8E4M3:
+    case DataType::kFp8E5M2: return 1;
+    case DataType::kBf16: return 2;
+    case DataType::kFp32:
+    case DataType::kInt32: return 4;
+  }
+  return 0;
+}
+
+const config::SchemaOf<MxuConfig>& MxuConfig::schema() {
+  static const config::SchemaOf<MxuConfig> s = [] {
+    config::SchemaOf<MxuConfig> b("mxu", "systolic matrix unit (rows x cols PEs)");
+    b.integer("rows", &MxuConfig::rows, 128, 1, 4096, "PE rows (reduction dimension in ws)", "PEs")
+        .integer("cols", &MxuConfig::cols, 128, 1, 4096, "PE columns", "PEs")
+        .choice<Dataflow>("dataflow", &MxuConfig::dataflow,
+                          {{"ws", Dataflow::kWeightStationary},
+                           {"os", Dataflow::kOutputStationary},
+                           {"is", Dataflow::kInputStationary}},
+                          std::string("ws"), "which operand stays in the PEs")
+        .choice<DataType>("input_type", &MxuConfig::input_type,
+                          {{"int8", DataType::kInt8},
+                           {"bf16", DataType::kBf16},
+                           {"fp8_e4m3", DataType::kFp8E4M3},
+                           {"fp8_e5m2", DataType::kFp8E5M2}},
+                          std::string("bf16"), "operand type fed to the multipliers")
+        .choice<DataType>("accumulate_type", &MxuConfig::accumulate_type,
+                          {{"fp32", DataType::kFp32}, {"int32", DataType::kInt32}},
+                          std::string("fp32"), "accumulator type");
+    b.check([](const MxuConfig& c, const config::Node& n, const std::string& p) {
+      const bool int_in = c.input_type == DataType::kInt8;
+      const bool int_acc = c.accumulate_type == DataType::kInt32;
+      if (int_in != int_acc)
+        throw ConfigError(n.origin(), p + ".accumulate_type",
+                          std::string("input_type ") + dtype_name(c.input_type) +
+                              " needs accumulate_type " + (int_in ? "int32" : "fp32"));
+    });
+    return b;
+  }();
+  return s;
+}
+
+}  // namespace systole::models

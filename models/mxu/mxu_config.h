@@ -1,0 +1,25 @@
+#pragma once
+// Configuration of one MXU systolic array.
+
+#include <cstdint>
+
+#include "sim/config/schema.h"
+
+namespace systole::models {
+
+enum class Dataflow { kWeightStationary, kOutputStationary, kInputStationary };
+enum class DataType { kInt8, kBf16, kFp8E4M3, kFp8E5M2, kFp32, kInt32 };
+const char* dataflow_name(Dataflow d);
+const char* dtype_name(DataType t);
+std::uint32_t dtype_bytes(DataType t);
+
+struct MxuConfig {
+  std::int64_t rows = 0;  ///< PE rows (the reduction dimension in weight-stationary)
+  std::int64_t cols = 0;  ///< PE columns (output channels in weight-stationary)
+  Dataflow dataflow = Dataflow::kWeightStationary;
+  DataType input_type = DataType::kBf16;
+  DataType accumulate_type = DataType::kFp32;
+  static const config::SchemaOf<MxuConfig>& schema();
+};
+
+}  // namespace systole::models

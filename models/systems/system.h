@@ -1,0 +1,32 @@
+#pragma once
+// A simulatable system kind (registered under category "system"). Constructing one validates
+// the `system:` section without touching SystemC, so the parent process can check every design
+// point up front; run() elaborates the SystemC netlist and simulates (once per process).
+
+#include <functional>
+#include <memory>
+
+#include "sim/config/node.h"
+#include "sim/stats/result.h"
+#include "workloads/ir/layer.h"
+
+namespace systole::models {
+
+struct RunOptions {
+  bool trace = false;
+};
+
+class System {
+ public:
+  virtual ~System() = default;
+  /// Checks that every layer maps onto this system; throws WorkloadError otherwise.
+  virtual void check(const workloads::Workload& w) const = 0;
+  /// Simulates the workload; fills layers, units, metrics and (optionally) the trace.
+  virtual stats::PointResult run(const workloads::Workload& w, const RunOptions& opt) = 0;
+};
+
+/// Registry factory for category "system": builds a System from the `system:` node.
+using SystemFactory =
+    std::function<std::unique_ptr<System>(const config::Node& system, const std::string& path)>;
+
+}  // namespace systole::models

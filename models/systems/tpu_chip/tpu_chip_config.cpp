@@ -1,0 +1,47 @@
+#include "models/systems/tpu_chip/tpu_chip_config.h"
+
+#include <fmt/format.h>
+
+namespace systole::models {
+
+std::string TpuChipConfig::unit_name(std::uint16_t unit) const {
+  const auto core = unit / units_per_core();
+  const auto i = unit % units_per_core();
+  if (i < mxus_per_core) return fmt::format("core{}.mxu{}", core, i);
+  return fmt::format("core{}.dma{}", core, i - mxus_per_core);
+}
+
+// Defaults describe TPU v4 (FACTS.md §A.3): 2 TensorCores x 4 MXUs of 128x128 at 1050 MHz.
+const config::SchemaOf<TpuChipConfig>& TpuChipConfig::schema() {
+  static const config::SchemaOf<TpuChipConfig> s = [] {
+    config::SchemaOf<TpuChipConfig> b("chip", "a TPU-class chip");
+    b.frequency("clock", &TpuChipConfig::clock, std::string("1050MHz"), Hz(1e6), Hz(1e11),
+                "core clock")
+        .integer("tensor_cores", &TpuChipConfig::tensor_cores, 2, 1, 64, "TensorCores per chip",
+                 "cores")
+        .integer("mxus_per_core", &TpuChipConfig::mxus_per_core, 4, 1, 64, "MXUs per TensorCore",
+                 "MXUs")
+        .group("mxu", &TpuChipConfig::mxu, MxuConfig::schema(), "each MXU")
+        .group("vmem", &TpuChipConfig::vmem, SramConfig::vmem_schema(), "per-core VMEM")
+        .group("cmem", &TpuChipConfig::cmem, SramConfig::cmem_schema(), "chip CMEM")
+        .group("hbm", &TpuChipConfig::hbm, HbmConfig::schema(), "main memory")
+        .group("dma", &TpuChipConfig::dma, DmaConfig::schema(), "DMA engines");
+    b.check([](const TpuChipConfig& c, const config::Node& n, const std::string& p) {
+      if (c.units() > 65535)
+        throw ConfigError(n.origin(), p, "too many units (cores x (MXUs + DMA engines) > 65535)");
+    });
+    return b;
+  }();
+  return s;
+}
+
+const config::SchemaOf<TpuSystemConfig>& TpuSystemConfig::schema() {
+  static const config::SchemaOf<TpuSystemConfig> s = [] {
+    config::SchemaOf<TpuSystemConfig> b("tpu_chip", "one TPU-class chip with its HBM");
+    b.group("chip", &TpuSystemConfig::chip, TpuChipConfig::schema(), "the chip").ignore("kind");
+    return b;
+  }();
+  return s;
+}
+
+}  // namespace systole::models

@@ -1,0 +1,44 @@
+#pragma once
+// Configuration of a TPU-class chip and the fixed order of its program-executing units.
+
+#include <string>
+
+#include "models/dma/dma_config.h"
+#include "models/hbm/hbm_config.h"
+#include "models/mxu/mxu_config.h"
+#include "models/sram/sram_config.h"
+
+namespace systole::models {
+
+struct TpuChipConfig {
+  Hz clock{0};
+  std::int64_t tensor_cores = 0;
+  std::int64_t mxus_per_core = 0;
+  MxuConfig mxu;
+  SramConfig vmem;
+  SramConfig cmem;
+  HbmConfig hbm;
+  DmaConfig dma;
+  static const config::SchemaOf<TpuChipConfig>& schema();
+
+  std::int64_t units_per_core() const { return mxus_per_core + dma.engines; }
+  std::int64_t units() const { return tensor_cores * units_per_core(); }
+  std::uint16_t mxu_unit(std::int64_t core, std::int64_t i) const {
+    return static_cast<std::uint16_t>(core * units_per_core() + i);
+  }
+  std::uint16_t dma_unit(std::int64_t core, std::int64_t e) const {
+    return static_cast<std::uint16_t>(core * units_per_core() + mxus_per_core + e);
+  }
+  std::string unit_name(std::uint16_t unit) const;
+  std::uint64_t peak_macs_per_cycle() const {
+    return static_cast<std::uint64_t>(tensor_cores * mxus_per_core * mxu.rows * mxu.cols);
+  }
+};
+
+/// The `system:` section of an experiment whose kind is tpu_chip.
+struct TpuSystemConfig {
+  TpuChipConfig chip;
+  static const config::SchemaOf<TpuSystemConfig>& schema();
+};
+
+}  // namespace systole::models

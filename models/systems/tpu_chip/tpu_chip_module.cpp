@@ -1,0 +1,58 @@
+#include "models/systems/tpu_chip/tpu_chip_module.h"
+
+#include <fmt/format.h>
+
+#include "sim/core/error.h"
+
+namespace systole::models {
+
+TpuChipModule::TpuChipModule(const sc_core::sc_module_name& name, const TpuChipConfig& cfg,
+                             stats::Trace* trace)
+    : sc_core::sc_module(name),
+      cfg_(cfg),
+      period_(sc_core::sc_time(1.0 / cfg.clock.value(), sc_core::SC_SEC)) {
+  hbm_ = std::make_unique<BandwidthMemoryModule>(
+      "hbm", cfg.hbm.bandwidth.value() * cfg.hbm.efficiency,
+      static_cast<double>(cfg.hbm.latency.value()));
+  cmem_ = std::make_unique<BandwidthMemoryModule>("cmem", cfg.cmem.bandwidth.value(),
+                                                  static_cast<double>(cfg.cmem.latency.value()));
+  units_.resize(static_cast<size_t>(cfg.units()), nullptr);
+  for (std::int64_t c = 0; c < cfg.tensor_cores; ++c) {
+    for (std::int64_t i = 0; i < cfg.mxus_per_core; ++i) {
+      const auto id = cfg.mxu_unit(c, i);
+      mxus_.push_back(std::make_unique<MxuModule>(fmt::format("core{}_mxu{}", c, i).c_str(), id,
+                                                  cfg.mxu, period_, board_, trace));
+      units_[id] = mxus_.back().get();
+    }
+    for (std::int64_t e = 0; e < cfg.dma.engines; ++e) {
+      const auto id = cfg.dma_unit(c, e);
+      dmas_.push_back(std::make_unique<DmaModule>(fmt::format("core{}_dma{}", c, e).c_str(), id,
+                                                  cfg.dma, board_, trace));
+      dmas_.back()->hbm.bind(*hbm_);
+      dmas_.back()->cmem.bind(*cmem_);
+      units_[id] = dmas_.back().get();
+    }
+  }
+}
+
+sc_core::sc_time TpuChipModule::run_layer(const Program& program, std::uint32_t layer) {
+  board_.start(&program, units_.size());
+  for (std::uint32_t i = 0; i < program.ops.size(); ++i) {
+    const auto u = program.ops[i].unit;
+    SYSTOLE_ASSERT(u < units_.size(), "op on a unit the chip does not have");
+    units_[u]->enqueue(i);
+  }
+  for (auto* u : units_) u->kick(layer);
+  const sc_core::sc_time start = sc_core::sc_time_stamp();
+  sc_core::sc_start();  // runs until no event is pending: the program is done or deadlocked
+  if (board_.completed() != board_.size())
+    throw SimError(fmt::format("layer {} deadlocked: {} of {} operations completed", layer,
+                               board_.completed(), board_.size()));
+  return sc_core::sc_time_stamp() - start;
+}
+
+void TpuChipModule::end_layer() {
+  for (auto* u : units_) u->end_layer();
+}
+
+}  // namespace systole::models

@@ -1,0 +1,43 @@
+#pragma once
+// The SystemC netlist of one TPU chip: per TensorCore, MXUs and DMA engines; one HBM and one
+// CMEM channel shared by all DMA engines. It executes one layer's program at a time.
+
+#include <memory>
+#include <vector>
+
+#include "models/common/scoreboard.h"
+#include "models/dma/dma_module.h"
+#include "models/hbm/bandwidth_memory_module.h"
+#include "models/mxu/mxu_module.h"
+#include "models/systems/tpu_chip/tpu_chip_config.h"
+
+namespace systole::models {
+
+class TpuChipModule : public sc_core::sc_module {
+ public:
+  TpuChipModule(const sc_core::sc_module_name& name, const TpuChipConfig& cfg, stats::Trace* trace);
+
+  /// Runs `program` to completion (sc_start until no events remain); returns elapsed time.
+  sc_core::sc_time run_layer(const Program& program, std::uint32_t layer);
+
+  const TpuChipConfig& config() const { return cfg_; }
+  sc_core::sc_time period() const { return period_; }
+  const std::vector<std::unique_ptr<MxuModule>>& mxus() const { return mxus_; }
+  const std::vector<std::unique_ptr<DmaModule>>& dmas() const { return dmas_; }
+  const BandwidthMemoryModule& hbm() const { return *hbm_; }
+  const BandwidthMemoryModule& cmem() const { return *cmem_; }
+  /// Closes the layer's counters of every unit (moves them into the totals).
+  void end_layer();
+
+ private:
+  TpuChipConfig cfg_;
+  sc_core::sc_time period_;
+  Scoreboard board_;
+  std::unique_ptr<BandwidthMemoryModule> hbm_;
+  std::unique_ptr<BandwidthMemoryModule> cmem_;
+  std::vector<std::unique_ptr<MxuModule>> mxus_;
+  std::vector<std::unique_ptr<DmaModule>> dmas_;
+  std::vector<UnitModule*> units_;  // by unit id
+};
+
+}  // namespace systole::models

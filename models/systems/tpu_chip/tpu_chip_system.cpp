@@ -1,0 +1,188 @@
+#include "models/systems/tpu_chip/tpu_chip_system.h"
+
+#include <cmath>
+
+#include "models/systems/tpu_chip/tpu_chip_module.h"
+#include "workloads/lowering/tpu_gemm_lowering.h"
+#include "workloads/mapping/tpu_gemm_mapping.h"
+
+namespace systole::models {
+
+namespace {
+
+using stats::Record;
+
+std::int64_t to_cycles(double ps, double period_ps) {
+  return static_cast<std::int64_t>(std::llround(ps / period_ps));
+}
+
+struct LayerTotals {
+  double mxu_busy_ps = 0, mxu_stall_ps = 0, load_ps = 0, mapping_weighted = 0;
+  std::uint64_t macs = 0;
+};
+
+}  // namespace
+
+void TpuChipSystem::check(const workloads::Workload& w) const {
+  for (const auto& l : w.layers) workloads::map_gemm(cfg_.chip, l);
+}
+
+stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOptions& opt) {
+  const TpuChipConfig& chip = cfg_.chip;
+  stats::PointResult res;
+  res.trace.enabled = opt.trace;
+  for (std::int64_t u = 0; u < chip.units(); ++u)
+    res.trace.units.push_back(chip.unit_name(static_cast<std::uint16_t>(u)));
+  for (auto k : {OpKind::kLoad, OpKind::kStore, OpKind::kMatmul})
+    res.trace.kinds.push_back(op_kind_name(k));
+
+  TpuChipModule top("chip", chip, &res.trace);
+  const double period_ps = 1e12 / chip.clock.value();
+  const double peak = static_cast<double>(chip.peak_macs_per_cycle());
+  std::int64_t total_cycles = 0;
+  std::uint64_t total_macs = 0, total_hbm = 0;
+  std::uint64_t hbm_before = 0;
+  std::uint32_t layer_index = 0;
+
+  for (const auto& l : w.layers) {
+    const auto mapping = workloads::map_gemm(chip, l);
+    const Program prog = workloads::lower_gemm(chip, l, mapping);
+    double elapsed_ps = 0;
+    for (std::int64_t r = 0; r < l.repeat; ++r)
+      elapsed_ps += static_cast<double>(top.run_layer(prog, layer_index).value());
+    LayerTotals t;
+    for (const auto& m : top.mxus()) {
+      t.mxu_busy_ps += m->layer_counters().busy_ps;
+      t.mxu_stall_ps += m->layer_counters().stall_ps;
+      t.load_ps += m->layer_mxu().load_exposed_ps;
+      t.mapping_weighted += m->layer_mxu().mapping_weighted;
+      t.macs += m->layer_mxu().macs;
+    }
+    const double n_mxu = static_cast<double>(top.mxus().size());
+    const std::uint64_t hbm_now = top.hbm().bytes_read() + top.hbm().bytes_written();
+    const std::uint64_t hbm_bytes = hbm_now - hbm_before;
+    hbm_before = hbm_now;
+    top.end_layer();
+
+    const std::int64_t cycles = to_cycles(elapsed_ps, period_ps);
+    const auto rep = static_cast<double>(l.repeat);
+    const auto& b = mapping.bounds;
+    const double seconds = elapsed_ps * 1e-12;
+    Record rec;
+    rec.s("layer", "layer name", l.name)
+        .s("op", "layer operation", workloads::layer_op_name(l.op))
+        .s("shape", "batch x (m x n x k)", l.shape())
+        .i("repeat", "", "times the layer runs in a row (all figures cover every repeat)", l.repeat)
+        .s("tile", "VMEM tile per core (tm x tn x tk)", mapping.tile_text())
+        .i("macs", "MAC", "multiply-accumulates", static_cast<std::int64_t>(t.macs))
+        .i("cycles", "cycles", "simulated cycles", cycles)
+        .f("time", "s", "simulated time", seconds)
+        .f("mxu_busy_cycles", "cycles", "mean cycles an MXU accepted inputs", t.mxu_busy_ps / n_mxu / period_ps)
+        .f("mxu_stall_cycles", "cycles", "mean cycles an MXU had work but waited for operands",
+           t.mxu_stall_ps / n_mxu / period_ps)
+        .f("mxu_load_cycles", "cycles", "mean cycles an MXU waited for a weight tile to shift in",
+           t.load_ps / n_mxu / period_ps)
+        .f("mac_utilization", "", "MACs / (peak MACs per cycle x cycles)",
+           static_cast<double>(t.macs) / (peak * static_cast<double>(cycles)))
+        .f("mapping_efficiency", "", "PEs holding real operands / PEs, MAC-weighted",
+           t.macs ? t.mapping_weighted / static_cast<double>(t.macs) : 0.0)
+        .i("hbm_bytes", "B", "bytes moved to and from HBM", static_cast<std::int64_t>(hbm_bytes))
+        .i("compulsory_bytes", "B", "A and B read once, C written once (all repeats)",
+           static_cast<std::int64_t>(static_cast<double>(b.compulsory_bytes) * rep))
+        .f("arithmetic_intensity", "FLOP/B", "FLOPs per compulsory byte", b.intensity)
+        .f("achieved_flops", "FLOP/s", "2 x MACs / simulated time",
+           2.0 * static_cast<double>(t.macs) / seconds)
+        .f("compute_bound_cycles", "cycles", "MACs / peak MACs per cycle", b.compute_cycles * rep)
+        .f("hbm_bound_cycles", "cycles", "compulsory bytes / peak HBM bandwidth", b.hbm_cycles * rep)
+        .f("roofline_cycles", "cycles", "max(compute bound, HBM bound)", b.roofline_cycles * rep)
+        .s("bound", "resource that bounds the roofline", b.bound)
+        .f("roofline_fraction", "", "roofline cycles / simulated cycles",
+           b.roofline_cycles * rep / static_cast<double>(cycles));
+    res.layers.append(rec);
+    total_cycles += cycles;
+    total_macs += t.macs;
+    total_hbm += hbm_bytes;
+    ++layer_index;
+  }
+
+  const double total_ps = static_cast<double>(total_cycles) * period_ps;
+  stats::Table mxu_t("mxu", "one row per MXU");
+  for (const auto& m : top.mxus()) {
+    const auto& c = m->total_counters();
+    const auto& x = m->total_mxu();
+    Record r;
+    r.s("name", "unit", res.trace.units[m->id()])
+        .i("busy_cycles", "cycles", "cycles accepting inputs", to_cycles(c.busy_ps, period_ps))
+        .i("idle_cycles", "cycles", "cycles not accepting inputs", total_cycles - to_cycles(c.busy_ps, period_ps))
+        .i("stall_cycles", "cycles", "cycles with work queued but operands missing", to_cycles(c.stall_ps, period_ps))
+        .i("load_cycles", "cycles", "cycles waiting for a weight tile to shift in", to_cycles(x.load_exposed_ps, period_ps))
+        .i("ops", "", "matmul operations", static_cast<std::int64_t>(c.ops))
+        .i("folds", "", "array folds", static_cast<std::int64_t>(x.folds))
+        .i("macs", "MAC", "multiply-accumulates", static_cast<std::int64_t>(x.macs))
+        .i("bytes", "B", "operand bytes read from VMEM", static_cast<std::int64_t>(c.bytes))
+        .f("utilization", "", "MACs / (PEs x cycles)",
+           static_cast<double>(x.macs) / (static_cast<double>(m->timing().peak_macs_per_cycle()) * static_cast<double>(total_cycles)))
+        .f("mapping_efficiency", "", "PEs holding real operands / PEs, MAC-weighted",
+           x.macs ? x.mapping_weighted / static_cast<double>(x.macs) : 0.0);
+    mxu_t.append(r);
+  }
+  stats::Table dma_t("dma", "one row per DMA engine");
+  for (const auto& d : top.dmas()) {
+    const auto& c = d->total_counters();
+    Record r;
+    r.s("name", "unit", res.trace.units[d->id()])
+        .i("busy_cycles", "cycles", "cycles issuing transfers", to_cycles(c.busy_ps, period_ps))
+        .i("idle_cycles", "cycles", "cycles not issuing", total_cycles - to_cycles(c.busy_ps, period_ps))
+        .i("stall_cycles", "cycles", "cycles with transfers queued but dependencies pending", to_cycles(c.stall_ps, period_ps))
+        .i("ops", "", "transfers", static_cast<std::int64_t>(c.ops))
+        .i("bytes", "B", "bytes moved", static_cast<std::int64_t>(c.bytes))
+        .f("utilization", "", "busy cycles / cycles", c.busy_ps / total_ps);
+    dma_t.append(r);
+  }
+  stats::Table mem_t("memory", "one row per memory (bandwidth/latency model)");
+  for (const auto* m : {&top.hbm(), &top.cmem()}) {
+    Record r;
+    const auto bytes = m->bytes_read() + m->bytes_written();
+    r.s("name", "unit", m == &top.hbm() ? "hbm" : "cmem")
+        .i("bytes_read", "B", "bytes read", static_cast<std::int64_t>(m->bytes_read()))
+        .i("bytes_written", "B", "bytes written", static_cast<std::int64_t>(m->bytes_written()))
+        .i("busy_cycles", "cycles", "cycles transferring", to_cycles(m->busy_ps(), period_ps))
+        .i("idle_cycles", "cycles", "cycles not transferring", total_cycles - to_cycles(m->busy_ps(), period_ps))
+        .f("bandwidth", "B/s", "achieved bandwidth over the run", static_cast<double>(bytes) / (total_ps * 1e-12))
+        .f("utilization", "", "achieved / peak bandwidth",
+           static_cast<double>(bytes) / (total_ps * 1e-12) / m->peak_bytes_per_second());
+    mem_t.append(r);
+  }
+  res.units = {std::move(mxu_t), std::move(dma_t), std::move(mem_t)};
+
+  for (auto& e : res.trace.events) {
+    e.begin = static_cast<std::uint64_t>(to_cycles(static_cast<double>(e.begin), period_ps));
+    e.end = static_cast<std::uint64_t>(to_cycles(static_cast<double>(e.end), period_ps));
+  }
+
+  res.metrics.i("total_cycles", "cycles", "simulated cycles of all layers", total_cycles)
+      .f("time", "s", "simulated time", total_ps * 1e-12)
+      .i("macs", "MAC", "multiply-accumulates", static_cast<std::int64_t>(total_macs))
+      .f("mac_utilization", "", "MACs / (peak MACs per cycle x cycles)",
+         static_cast<double>(total_macs) / (peak * static_cast<double>(total_cycles)))
+      .i("hbm_bytes", "B", "bytes moved to and from HBM", static_cast<std::int64_t>(total_hbm))
+      .f("achieved_flops", "FLOP/s", "2 x MACs / simulated time",
+         2.0 * static_cast<double>(total_macs) / (total_ps * 1e-12));
+  return res;
+}
+
+void register_tpu_chip(Registry& r) {
+  SystemFactory f = [](const config::Node& node, const std::string& path) {
+    return std::make_unique<TpuChipSystem>(TpuSystemConfig::schema().load(node, path));
+  };
+  r.add({"tpu_chip", "system", "one TPU-class chip: TensorCores with MXUs, VMEM, CMEM, HBM, DMA",
+         &TpuSystemConfig::schema(), f});
+  r.add({"mxu", "component", "systolic matrix unit, fold-level timing (ws/os/is)",
+         &MxuConfig::schema(), {}});
+  r.add({"vmem", "component", "per-core vector memory (capacity model)", &SramConfig::vmem_schema(), {}});
+  r.add({"cmem", "component", "chip common memory (bandwidth/latency model)", &SramConfig::cmem_schema(), {}});
+  r.add({"hbm", "component", "HBM main memory (bandwidth/latency model)", &HbmConfig::schema(), {}});
+  r.add({"dma", "component", "DMA engines between HBM/CMEM and VMEM", &DmaConfig::schema(), {}});
+}
+
+}  // namespace systole::models

@@ -1,0 +1,24 @@
+#pragma once
+// System kind "tpu_chip": one TPU-class chip simulated through SystemC.
+
+#include "models/systems/system.h"
+#include "models/systems/tpu_chip/tpu_chip_config.h"
+#include "sim/registry/registry.h"
+
+namespace systole::models {
+
+class TpuChipSystem : public System {
+ public:
+  explicit TpuChipSystem(TpuSystemConfig cfg) : cfg_(std::move(cfg)) {}
+  void check(const workloads::Workload& w) const override;
+  stats::PointResult run(const workloads::Workload& w, const RunOptions& opt) override;
+  const TpuSystemConfig& config() const { return cfg_; }
+
+ private:
+  TpuSystemConfig cfg_;
+};
+
+/// Registers tpu_chip and the component kinds it is built from (mxu, vmem, cmem, hbm, dma).
+void register_tpu_chip(Registry& r);
+
+}  // namespace systole::models

@@ -1,0 +1,26 @@
+#pragma once
+// Building and simulating one design point: the bridge from a resolved config tree to a
+// registered system kind and a workload.
+
+#include <memory>
+
+#include "models/systems/system.h"
+#include "sim/registry/registry.h"
+#include "sim/sweep/expand.h"
+#include "workloads/ir/layer.h"
+
+namespace systole::app {
+
+struct PreparedPoint {
+  std::unique_ptr<models::System> system;
+  workloads::Workload workload;
+  config::Node resolved;  ///< the point's tree with every schema default filled in
+};
+
+/// Validates the point's system and workload sections (ConfigError on bad input).
+PreparedPoint prepare_point(const Registry& reg, const sweep::Point& p);
+
+/// Simulates the point (call in a worker process).
+stats::PointResult simulate_point(const Registry& reg, const sweep::Point& p, bool trace);
+
+}  // namespace systole::app

@@ -1,0 +1,284 @@
+#include "sim/app/simrun.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "models/register_all.h"
+#include "sim/app/point.h"
+#include "sim/config/experiment.h"
+#include "sim/core/text.h"
+#include "sim/stats/results_file.h"
+#include "sim/stats/summary.h"
+#include "sim/sweep/expand.h"
+#include "sim/sweep/runner.h"
+#include "systole/version.h"
+
+namespace po = boost::program_options;
+
+namespace systole::app {
+
+namespace {
+
+struct Options {
+  std::string experiment;
+  std::string output;
+  std::vector<std::string> overrides;
+  int jobs = 0;
+  bool resume = false, validate = false, list = false, quiet = false, version = false;
+  std::string describe;
+};
+
+constexpr const char* kUsage =
+    "usage: simrun EXPERIMENT.yaml [-o results.h5] [-p key.path=value ...] [--jobs N]\n"
+    "              [--resume] [--validate] [--quiet]\n"
+    "       simrun --list | --describe KIND | --version | --help\n";
+
+po::options_description visible_options() {
+  po::options_description d("options");
+  d.add_options()("help,h", "print this help")("version", "print the version")(
+      "output,o", po::value<std::string>(), "results file (default: output.file, results.h5)")(
+      "param,p", po::value<std::vector<std::string>>()->composing(),
+      "override a config value: -p system.chip.mxu.rows=256 (repeatable; YAML values)")(
+      "jobs,j", po::value<int>(), "worker processes (default: all cores)")(
+      "resume", "keep the points already in the results file, run only the rest")(
+      "validate", "check the experiment and every design point, run nothing")(
+      "list", "list the registered component kinds")(
+      "describe", po::value<std::string>(), "print the parameters of a kind")(
+      "quiet,q", "print errors only");
+  return d;
+}
+
+Options parse_cli(int argc, char** argv, bool& help) {
+  po::options_description hidden;
+  hidden.add_options()("experiment", po::value<std::string>());
+  po::options_description all;
+  all.add(visible_options()).add(hidden);
+  po::positional_options_description pos;
+  pos.add("experiment", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw ConfigError({"<command line>"}, "", std::string(e.what()) + "\n" + kUsage);
+  }
+  Options o;
+  help = vm.count("help") > 0;
+  if (vm.count("experiment")) o.experiment = vm["experiment"].as<std::string>();
+  if (vm.count("output")) o.output = vm["output"].as<std::string>();
+  if (vm.count("param")) o.overrides = vm["param"].as<std::vector<std::string>>();
+  if (vm.count("jobs")) {
+    o.jobs = vm["jobs"].as<int>();
+    if (o.jobs < 1) throw ConfigError({"<command line>"}, "--jobs", "expected a positive number");
+  }
+  if (vm.count("describe")) o.describe = vm["describe"].as<std::string>();
+  o.resume = vm.count("resume") > 0;
+  o.validate = vm.count("validate") > 0;
+  o.list = vm.count("list") > 0;
+  o.quiet = vm.count("quiet") > 0;
+  o.version = vm.count("version") > 0;
+  return o;
+}
+
+std::string now_iso() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+void print_list(const Registry& reg) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& e : reg.entries()) rows.push_back({e.kind, e.category, e.summary});
+  std::cout << stats::format_table({"kind", "category", "summary"}, rows);
+}
+
+void print_describe(const Registry& reg, const std::string& kind) {
+  const auto& e = reg.get(kind, {"<command line>"}, "--describe");
+  std::cout << fmt::format("{} ({}): {}\n\n", e.kind, e.category, e.summary);
+  if (e.schema) e.schema->describe(std::cout);
+}
+
+struct Validated {
+  std::vector<sweep::Point> points;
+  std::map<int, std::string> unrunnable;  // point id -> reason (mapping failed)
+  size_t layers = 0;
+};
+
+Validated validate_points(const Registry& reg, const config::Experiment& ex) {
+  Validated v;
+  v.points = sweep::expand(ex);
+  for (const auto& p : v.points) {
+    PreparedPoint pp;
+    try {
+      pp = prepare_point(reg, p);
+    } catch (const ConfigError& e) {
+      if (v.points.size() == 1 || p.assignments.empty()) throw;
+      throw ConfigError(e.origin(), e.path(),
+                        e.message() + fmt::format(" [in sweep point {}: {}]", p.id, p.label()));
+    }
+    v.layers = std::max(v.layers, pp.workload.layers.size());
+    try {
+      pp.system->check(pp.workload);
+    } catch (const WorkloadError& e) {
+      v.unrunnable[p.id] = e.what();
+    }
+  }
+  if (!v.unrunnable.empty() && v.unrunnable.size() == v.points.size())
+    throw WorkloadError(v.unrunnable.begin()->second +
+                        (v.points.size() > 1 ? " (and every other design point fails too)" : ""));
+  return v;
+}
+
+int run_experiment(const Options& o, const std::string& command_line) {
+  Registry reg;
+  models::register_all(reg);
+  config::Experiment ex = config::load_experiment(o.experiment, o.overrides);
+  Validated v = validate_points(reg, ex);
+  const auto swept = sweep::swept_paths(ex.sweep);
+  if (o.validate) {
+    std::cout << fmt::format("{}: OK — {} design point{}, {} layer{}{}\n", o.experiment,
+                             v.points.size(), v.points.size() == 1 ? "" : "s", v.layers,
+                             v.layers == 1 ? "" : "s",
+                             v.unrunnable.empty() ? "" : fmt::format(", {} point(s) will fail to map", v.unrunnable.size()));
+    for (const auto& [id, why] : v.unrunnable) std::cout << fmt::format("  point {}: {}\n", id, why);
+    return 0;
+  }
+
+  const std::string out = !o.output.empty() ? o.output : ex.output.file;
+  const int jobs = o.jobs ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const bool tty = ::isatty(STDOUT_FILENO) && !o.quiet;
+
+  // --resume: keep finished points of a previous (complete or interrupted) run.
+  std::map<int, stats::PointResult> kept;
+  if (o.resume) {
+    for (const std::string& f : {out, out + ".partial"}) {
+      std::error_code ec;
+      if (!std::filesystem::exists(f, ec)) continue;
+      for (auto& r : stats::read_points(f)) {
+        if (!r.ok() || r.id < 0 || static_cast<size_t>(r.id) >= v.points.size()) continue;
+        if (r.label != v.points[static_cast<size_t>(r.id)].label()) continue;
+        kept[r.id] = std::move(r);
+      }
+    }
+  }
+
+  stats::RunMeta meta;
+  meta.version = kVersion;
+  meta.git_revision = kGitRevision;
+  meta.command_line = command_line;
+  meta.start_time = now_iso();
+  meta.experiment_file = o.experiment;
+  meta.experiment_name = ex.name;
+  {
+    config::Node full = ex.root;
+    if (!ex.sweep.is_null()) full.set("sweep", ex.sweep);
+    meta.experiment_yaml = full.to_yaml();
+  }
+  meta.swept_paths = swept;
+  // The writer reads kept points from the old file before replacing it, so carry them in memory.
+  stats::ResultsWriter writer(out, meta);
+
+  std::vector<stats::PointResult> results;
+  std::vector<const sweep::Point*> todo;
+  for (const auto& p : v.points) {
+    if (kept.count(p.id)) {
+      writer.write_point(kept[p.id]);
+      results.push_back(std::move(kept[p.id]));
+    } else if (v.unrunnable.count(p.id)) {
+      stats::PointResult r = sweep::run_point_here(p, [&](const sweep::Point&) -> stats::PointResult {
+        throw WorkloadError(v.unrunnable[p.id]);
+      });
+      writer.write_point(r);
+      results.push_back(std::move(r));
+    } else {
+      todo.push_back(&p);
+    }
+  }
+  if (!o.quiet)
+    std::cout << fmt::format("simrun {}: {} — {} design point{} ({} to run, {} job{})\n", kVersion,
+                             o.experiment, v.points.size(), v.points.size() == 1 ? "" : "s",
+                             todo.size(), jobs, jobs == 1 ? "" : "s")
+              << std::flush;
+
+  const auto t0 = std::chrono::steady_clock::now();
+  size_t done = results.size(), failed = 0;
+  for (const auto& r : results) failed += !r.ok();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  if (tty) std::cout << "\r" << stats::progress_line(done, v.points.size(), failed, 0) << std::flush;
+  const bool trace = ex.output.trace;
+  sweep::run_points(
+      todo, [&](const sweep::Point& p) { return simulate_point(reg, p, trace); }, {jobs},
+      [&](stats::PointResult r) {
+        ++done;
+        failed += !r.ok();
+        writer.write_point(r);
+        results.push_back(std::move(r));
+        if (tty) std::cout << "\r" << stats::progress_line(done, v.points.size(), failed, elapsed()) << std::flush;
+      });
+  if (tty) std::cout << "\r\033[K" << std::flush;
+  writer.commit();
+
+  std::sort(results.begin(), results.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  if (ex.output.summary && !o.quiet) {
+    std::cout << "\n" << stats::points_summary(results, swept);
+    if (results.size() <= 8) {
+      for (const auto& r : results) {
+        if (!r.ok()) continue;
+        std::cout << fmt::format("\npoint {} ({}):\n", r.id, r.label) << stats::layers_summary(r);
+      }
+    }
+  }
+  if (!o.quiet)
+    std::cout << fmt::format("\nwrote {} ({} point{}, {} failed) in {:.2f} s\n", out, results.size(),
+                             results.size() == 1 ? "" : "s", failed, elapsed());
+  return failed ? 1 : 0;
+}
+
+}  // namespace
+
+int simrun_main(int argc, char** argv) {
+  std::string command_line;
+  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+  try {
+    bool help = false;
+    Options o = parse_cli(argc, argv, help);
+    if (help) {
+      std::cout << kUsage << "\n" << visible_options() << "\n";
+      return 0;
+    }
+    if (o.version) {
+      std::cout << fmt::format("simrun (Systole) {} ({})\n", kVersion, kGitRevision);
+      return 0;
+    }
+    if (o.list || !o.describe.empty()) {
+      Registry reg;
+      models::register_all(reg);
+      if (o.list) print_list(reg);
+      if (!o.describe.empty()) print_describe(reg, o.describe);
+      return 0;
+    }
+    if (o.experiment.empty()) {
+      std::cerr << "simrun: no experiment file given\n" << kUsage;
+      return 2;
+    }
+    return run_experiment(o, command_line);
+  } catch (const Error& e) {
+    std::cerr << "simrun: error: " << e.what() << "\n";
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::cerr << "simrun: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace systole::app

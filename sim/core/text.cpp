@@ -1,0 +1,74 @@
+#include "sim/core/text.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace systole {
+
+int edit_distance(const std::string& a, const std::string& b) {
+  std::vector<int> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = static_cast<int>(j);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = static_cast<int>(i);
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                        std::tolower(static_cast<unsigned char>(b[j - 1]));
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (same ? 0 : 1)});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::vector<std::string> close_matches(const std::string& word,
+                                       const std::vector<std::string>& candidates, int max) {
+  std::vector<std::pair<int, std::string>> scored;
+  const int limit = std::max(2, static_cast<int>(word.size()) / 3);
+  for (const auto& c : candidates) {
+    int d = edit_distance(word, c);
+    const bool prefix = c.size() > 2 && word.size() > 2 &&
+                        (c.rfind(word, 0) == 0 || word.rfind(c, 0) == 0);
+    if (d <= limit || prefix) scored.emplace_back(prefix ? std::min(d, limit) : d, c);
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::string> out;
+  for (const auto& s : scored) {
+    if (static_cast<int>(out.size()) >= max) break;
+    out.push_back(s.second);
+  }
+  return out;
+}
+
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
+  auto m = close_matches(word, candidates);
+  if (m.empty()) return "";
+  std::string s = " (did you mean ";
+  for (size_t i = 0; i < m.size(); ++i) {
+    if (i) s += (i + 1 == m.size()) ? " or " : ", ";
+    s += "'" + m[i] + "'";
+  }
+  return s + "?)";
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& sep) {
+  std::string s;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) s += sep;
+    s += items[i];
+  }
+  return s;
+}
+
+std::string with_commas(unsigned long long v) {
+  std::string d = std::to_string(v), out;
+  int n = 0;
+  for (auto it = d.rbegin(); it != d.rend(); ++it) {
+    if (n && n % 3 == 0) out.push_back(',');
+    out.push_back(*it);
+    ++n;
+  }
+  return std::string(out.rbegin(), out.rend());
+}
+
+}  // namespace systole

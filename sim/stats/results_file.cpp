@@ -1,0 +1,941 @@
+#include "sim/stats/results_file.h"
+
+#include <fmt/format.h>
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+#include "sim/core/error.h"
+#include "sim/core/units.h"
+
+namespace systole::stats {
+namespace {
+
+// An HDF5 (or layout) failure: "<operation>: <HDF5's message>". The public functions turn it
+// into SimError (writing) or ConfigError (reading) naming the file.
+struct H5Failure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+void quiet_hdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+
+// The innermost message on HDF5's error stack. For system errors that is "unable to open file:
+// name = ..., errno = 2, error message = 'No such file or directory', ..."; keep the strerror.
+std::string h5_message() {
+  std::string msg;
+  auto walk = [](unsigned, const H5E_error2_t* e, void* data) -> herr_t {
+    auto* out = static_cast<std::string*>(data);
+    if (out->empty() && e->desc != nullptr && *e->desc != '\0') *out = e->desc;
+    return 0;
+  };
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk, &msg);
+  H5Eclear2(H5E_DEFAULT);
+  const std::string key = "error message = '";
+  const size_t b = msg.find(key);
+  const size_t e = b == std::string::npos ? b : msg.find('\'', b + key.size());
+  if (e != std::string::npos) return msg.substr(b + key.size(), e - b - key.size());
+  return msg.empty() ? "HDF5 error" : msg;
+}
+
+[[noreturn]] void fail(const std::string& what) { throw H5Failure(what + ": " + h5_message()); }
+
+class Hid {
+ public:
+  Hid() = default;
+  explicit Hid(hid_t id) : id_(id) {}
+  Hid(Hid&& o) noexcept : id_(std::exchange(o.id_, -1)) {}
+  Hid& operator=(Hid&& o) noexcept {
+    if (this != &o) {
+      reset();
+      id_ = std::exchange(o.id_, -1);
+    }
+    return *this;
+  }
+  Hid(const Hid&) = delete;
+  Hid& operator=(const Hid&) = delete;
+  ~Hid() { reset(); }
+
+  operator hid_t() const { return id_; }  // NOLINT: used directly in HDF5 calls
+  bool valid() const { return id_ >= 0; }
+  hid_t release() { return std::exchange(id_, -1); }
+  void reset() {
+    if (id_ >= 0) H5Idec_ref(id_);
+    id_ = -1;
+  }
+
+ private:
+  hid_t id_ = -1;
+};
+
+Hid own(hid_t id, const std::string& what) {
+  if (id < 0) fail(what);
+  return Hid(id);
+}
+
+void check(herr_t rc, const std::string& what) {
+  if (rc < 0) fail(what);
+}
+
+bool has(hid_t loc, const std::string& name) {
+  return H5Lexists(loc, name.c_str(), H5P_DEFAULT) > 0;
+}
+
+// ---- types, spaces, attributes ----------------------------------------------------------------
+
+/// size 0 = variable length. Fixed strings are read back NULLPAD so that a full-width value
+/// written by another tool is not cut short by one character.
+Hid str_type(size_t size, H5T_str_t pad = H5T_STR_NULLTERM) {
+  Hid t = own(H5Tcopy(H5T_C_S1), "string type");
+  check(H5Tset_size(t, size == 0 ? H5T_VARIABLE : size), "string type");
+  check(H5Tset_strpad(t, pad), "string type");
+  check(H5Tset_cset(t, H5T_CSET_UTF8), "string type");
+  return t;
+}
+
+Hid space_1d(hsize_t n, bool extendible = false) {
+  const hsize_t max = extendible ? H5S_UNLIMITED : n;
+  return own(H5Screate_simple(1, &n, &max), "dataspace");
+}
+
+Hid scalar_space() { return own(H5Screate(H5S_SCALAR), "dataspace"); }
+
+Hid create_group(hid_t loc, const std::string& name, bool keep_order = false) {
+  Hid gcpl = own(H5Pcreate(H5P_GROUP_CREATE), "group property list");
+  if (keep_order)
+    check(H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED),
+          "group property list");
+  return own(H5Gcreate2(loc, name.c_str(), H5P_DEFAULT, gcpl, H5P_DEFAULT),
+             "creating group " + name);
+}
+
+Hid open_group(hid_t loc, const std::string& name) {
+  return own(H5Gopen2(loc, name.c_str(), H5P_DEFAULT), "opening group " + name);
+}
+
+Hid open_dataset(hid_t loc, const std::string& name) {
+  return own(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), "opening dataset " + name);
+}
+
+void write_attr(hid_t obj, const char* name, hid_t file_type, hid_t mem_type, hid_t space,
+                const void* data) {
+  const std::string what = std::string("writing attribute ") + name;
+  Hid a = own(H5Acreate2(obj, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT), what);
+  check(H5Awrite(a, mem_type, data), what);
+}
+
+void attr_str(hid_t obj, const char* name, const std::string& value) {
+  Hid t = str_type(0);
+  const char* p = value.c_str();
+  write_attr(obj, name, t, t, scalar_space(), &p);
+}
+
+void attr_strs(hid_t obj, const char* name, const std::vector<std::string>& values) {
+  Hid t = str_type(0);
+  std::vector<const char*> ptrs;
+  for (const auto& v : values) ptrs.push_back(v.c_str());
+  write_attr(obj, name, t, t, space_1d(values.size()), ptrs.data());
+}
+
+void attr_f64(hid_t obj, const char* name, double v) {
+  write_attr(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, scalar_space(), &v);
+}
+
+void attr_u64(hid_t obj, const char* name, std::uint64_t v) {
+  write_attr(obj, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, scalar_space(), &v);
+}
+
+/// All strings of a string attribute or dataset, fixed or variable length, any shape.
+std::vector<std::string> read_strings(hid_t id, bool attr, const std::string& what) {
+  Hid ftype = own(attr ? H5Aget_type(id) : H5Dget_type(id), what);
+  if (H5Tget_class(ftype) != H5T_STRING) throw H5Failure(what + ": not a string");
+  Hid space = own(attr ? H5Aget_space(id) : H5Dget_space(id), what);
+  const hssize_t n = H5Sget_simple_extent_npoints(space);
+  if (n < 0) fail(what);
+  std::vector<std::string> out;
+  if (n == 0) return out;
+  auto read = [&](hid_t mem, void* buf) {
+    check(attr ? H5Aread(id, mem, buf) : H5Dread(id, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf),
+          what);
+  };
+  const auto count = static_cast<size_t>(n);
+  if (H5Tis_variable_str(ftype) > 0) {
+    std::vector<char*> ptrs(count, nullptr);
+    read(str_type(0), ptrs.data());
+    for (char* p : ptrs) {
+      out.emplace_back(p != nullptr ? p : "");
+      H5free_memory(p);
+    }
+  } else {
+    const size_t size = H5Tget_size(ftype);
+    std::vector<char> buf(size * count);
+    read(str_type(size, H5T_STR_NULLPAD), buf.data());
+    for (size_t i = 0; i < count; ++i) {
+      const char* p = buf.data() + i * size;
+      out.emplace_back(p, strnlen(p, size));
+    }
+  }
+  return out;
+}
+
+Hid open_attr(hid_t obj, const char* name) {
+  if (H5Aexists(obj, name) <= 0) return Hid();
+  return own(H5Aopen(obj, name, H5P_DEFAULT), std::string("opening attribute ") + name);
+}
+
+std::vector<std::string> read_attr_strs(hid_t obj, const char* name) {
+  Hid a = open_attr(obj, name);
+  if (!a.valid()) return {};
+  return read_strings(a, true, std::string("reading attribute ") + name);
+}
+
+std::string read_attr_str(hid_t obj, const char* name, const std::string& fallback = "") {
+  const auto v = read_attr_strs(obj, name);
+  return v.empty() ? fallback : v.front();
+}
+
+template <class T>
+T read_attr_num(hid_t obj, const char* name, hid_t mem_type) {
+  T v{};
+  Hid a = open_attr(obj, name);
+  if (a.valid()) check(H5Aread(a, mem_type, &v), std::string("reading attribute ") + name);
+  return v;
+}
+
+/// Scalar (or 1-D) variable-length string dataset with unit "" and a description.
+void write_text(hid_t loc, const std::string& name, const std::vector<std::string>& lines,
+                bool scalar, const std::string& desc) {
+  Hid t = str_type(0);
+  Hid space = scalar ? scalar_space() : space_1d(lines.size());
+  Hid ds = own(H5Dcreate2(loc, name.c_str(), t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+               "creating dataset " + name);
+  std::vector<const char*> ptrs;
+  for (const auto& l : lines) ptrs.push_back(l.c_str());
+  if (!ptrs.empty())
+    check(H5Dwrite(ds, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()), "writing dataset " + name);
+  attr_str(ds, "unit", "");
+  attr_str(ds, "description", desc);
+}
+
+std::vector<std::string> read_text(hid_t loc, const std::string& name) {
+  Hid ds = open_dataset(loc, name);
+  return read_strings(ds, false, "reading dataset " + name);
+}
+
+/// Link names in creation order where the group tracks it, else in name order.
+std::vector<std::string> list_links(hid_t group) {
+  H5G_info_t info;
+  check(H5Gget_info(group, &info), "listing group");
+  Hid gcpl = own(H5Gget_create_plist(group), "listing group");
+  unsigned flags = 0;
+  check(H5Pget_link_creation_order(gcpl, &flags), "listing group");
+  const H5_index_t index = (flags & H5P_CRT_ORDER_INDEXED) ? H5_INDEX_CRT_ORDER : H5_INDEX_NAME;
+  std::vector<std::string> names;
+  for (hsize_t i = 0; i < info.nlinks; ++i) {
+    const ssize_t len =
+        H5Lget_name_by_idx(group, ".", index, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
+    if (len < 0) fail("listing group");
+    std::vector<char> buf(static_cast<size_t>(len) + 1);
+    if (H5Lget_name_by_idx(group, ".", index, H5_ITER_INC, i, buf.data(), buf.size(), H5P_DEFAULT) <
+        0)
+      fail("listing group");
+    names.emplace_back(buf.data(), static_cast<size_t>(len));
+  }
+  return names;
+}
+
+// ---- tables ----------------------------------------------------------------------------------
+
+void check_name(const std::string& name, const char* what) {
+  if (name.empty() || name == "." || name.find('/') != std::string::npos)
+    throw H5Failure(fmt::format("{} name '{}' cannot be an HDF5 dataset name", what, name));
+}
+
+std::vector<std::string> column_field(const std::vector<Column>& cols, std::string Column::*f) {
+  std::vector<std::string> out;
+  for (const auto& c : cols) out.push_back(c.*f);
+  return out;
+}
+
+/// Compound dataset with packed fields. Numeric cells are converted between int and float; a
+/// string where a number belongs (or the reverse) is the caller's bug and is reported.
+void write_table(hid_t loc, const std::string& name, const Table& t) {
+  const auto& cols = t.columns();
+  if (cols.empty()) return;
+  check_name(name, "table");
+  const std::string what = "writing table " + name;
+  const auto& rows = t.rows();
+
+  std::vector<size_t> width(cols.size(), 8), offset(cols.size(), 0);
+  size_t row_size = 0;
+  for (size_t c = 0; c < cols.size(); ++c) {
+    if (cols[c].type == ColumnType::kString) {
+      width[c] = 1;
+      for (const auto& r : rows)
+        if (auto* s = std::get_if<std::string>(&r.at(c)))
+          width[c] = std::max(width[c], s->size() + 1);
+    }
+    offset[c] = row_size;
+    row_size += width[c];
+  }
+
+  Hid ftype = own(H5Tcreate(H5T_COMPOUND, row_size), what);
+  Hid mtype = own(H5Tcreate(H5T_COMPOUND, row_size), what);
+  for (size_t c = 0; c < cols.size(); ++c) {
+    Hid s;
+    hid_t ft = H5T_STD_I64LE, mt = H5T_NATIVE_INT64;
+    if (cols[c].type == ColumnType::kFloat) {
+      ft = H5T_IEEE_F64LE;
+      mt = H5T_NATIVE_DOUBLE;
+    } else if (cols[c].type == ColumnType::kString) {
+      s = str_type(width[c]);
+      ft = mt = s;
+    }
+    check(H5Tinsert(ftype, cols[c].name.c_str(), offset[c], ft), what + ", column " + cols[c].name);
+    check(H5Tinsert(mtype, cols[c].name.c_str(), offset[c], mt), what + ", column " + cols[c].name);
+  }
+
+  std::vector<unsigned char> buf(row_size * rows.size(), 0);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    for (size_t c = 0; c < cols.size(); ++c) {
+      const Cell& cell = rows[r].at(c);
+      unsigned char* dst = buf.data() + r * row_size + offset[c];
+      const auto* i = std::get_if<std::int64_t>(&cell);
+      const auto* d = std::get_if<double>(&cell);
+      const auto* s = std::get_if<std::string>(&cell);
+      if (cols[c].type == ColumnType::kString ? s == nullptr : s != nullptr)
+        throw H5Failure(fmt::format("{}: row {} column '{}' holds a value of the wrong type", what,
+                                    r, cols[c].name));
+      if (cols[c].type == ColumnType::kInt) {
+        const std::int64_t v = i != nullptr ? *i : static_cast<std::int64_t>(*d);
+        std::memcpy(dst, &v, sizeof v);
+      } else if (cols[c].type == ColumnType::kFloat) {
+        const double v = d != nullptr ? *d : static_cast<double>(*i);
+        std::memcpy(dst, &v, sizeof v);
+      } else {
+        std::memcpy(dst, s->data(), s->size());
+      }
+    }
+  }
+
+  Hid ds = own(H5Dcreate2(loc, name.c_str(), ftype, space_1d(rows.size()), H5P_DEFAULT, H5P_DEFAULT,
+                          H5P_DEFAULT),
+               what);
+  if (!rows.empty()) check(H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()), what);
+  attr_str(ds, "description", t.description());
+  attr_strs(ds, "unit", column_field(cols, &Column::unit));
+  attr_strs(ds, "field_descriptions", column_field(cols, &Column::description));
+}
+
+Table read_table(hid_t loc, const std::string& name) {
+  const std::string what = "reading table " + name;
+  Hid ds = open_dataset(loc, name);
+  Hid ftype = own(H5Dget_type(ds), what);
+  if (H5Tget_class(ftype) != H5T_COMPOUND) throw H5Failure(what + ": not a compound dataset");
+  const int n = H5Tget_nmembers(ftype);
+  if (n < 0) fail(what);
+  const auto units = read_attr_strs(ds, "unit");
+  const auto descs = read_attr_strs(ds, "field_descriptions");
+
+  std::vector<Column> cols(static_cast<size_t>(n));
+  std::vector<size_t> width(cols.size(), 8), offset(cols.size(), 0);
+  size_t row_size = 0;
+  std::vector<Hid> str_types;
+  for (size_t c = 0; c < cols.size(); ++c) {
+    const auto m = static_cast<unsigned>(c);
+    char* member = H5Tget_member_name(ftype, m);
+    if (member == nullptr) fail(what);
+    cols[c].name = member;
+    H5free_memory(member);
+    if (c < units.size()) cols[c].unit = units[c];
+    if (c < descs.size()) cols[c].description = descs[c];
+    const H5T_class_t cls = H5Tget_member_class(ftype, m);
+    if (cls == H5T_INTEGER) {
+      cols[c].type = ColumnType::kInt;
+    } else if (cls == H5T_FLOAT) {
+      cols[c].type = ColumnType::kFloat;
+    } else if (cls == H5T_STRING) {
+      cols[c].type = ColumnType::kString;
+      Hid mt = own(H5Tget_member_type(ftype, m), what);
+      if (H5Tis_variable_str(mt) > 0) throw H5Failure(what + ": variable-length string column");
+      width[c] = H5Tget_size(mt);
+    } else {
+      throw H5Failure(
+          fmt::format("{}: column '{}' is neither integer, float nor string", what, cols[c].name));
+    }
+    offset[c] = row_size;
+    row_size += width[c];
+  }
+
+  Hid mtype = own(H5Tcreate(H5T_COMPOUND, std::max<size_t>(row_size, 1)), what);
+  for (size_t c = 0; c < cols.size(); ++c) {
+    hid_t mt = cols[c].type == ColumnType::kInt ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE;
+    if (cols[c].type == ColumnType::kString) {
+      str_types.push_back(str_type(width[c], H5T_STR_NULLPAD));
+      mt = str_types.back();
+    }
+    check(H5Tinsert(mtype, cols[c].name.c_str(), offset[c], mt), what);
+  }
+
+  Hid space = own(H5Dget_space(ds), what);
+  const hssize_t rows = H5Sget_simple_extent_npoints(space);
+  if (rows < 0) fail(what);
+  std::vector<unsigned char> buf(row_size * static_cast<size_t>(rows));
+  if (rows > 0) check(H5Dread(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()), what);
+
+  Table t(name, read_attr_str(ds, "description"));
+  t.set_columns(cols);
+  for (size_t r = 0; r < static_cast<size_t>(rows); ++r) {
+    std::vector<Cell> row;
+    for (size_t c = 0; c < cols.size(); ++c) {
+      const unsigned char* src = buf.data() + r * row_size + offset[c];
+      if (cols[c].type == ColumnType::kInt) {
+        std::int64_t v;
+        std::memcpy(&v, src, sizeof v);
+        row.emplace_back(v);
+      } else if (cols[c].type == ColumnType::kFloat) {
+        double v;
+        std::memcpy(&v, src, sizeof v);
+        row.emplace_back(v);
+      } else {
+        const auto* p = reinterpret_cast<const char*>(src);
+        row.emplace_back(std::string(p, strnlen(p, width[c])));
+      }
+    }
+    t.add_row(std::move(row));
+  }
+  return t;
+}
+
+Record to_record(const Table& t) {
+  Record rec;
+  if (t.empty()) return rec;
+  for (size_t c = 0; c < t.columns().size(); ++c) {
+    const Column& col = t.columns()[c];
+    const Cell& v = t.rows()[0][c];
+    if (col.type == ColumnType::kInt)
+      rec.i(col.name, col.unit, col.description, std::get<std::int64_t>(v));
+    else if (col.type == ColumnType::kFloat)
+      rec.f(col.name, col.unit, col.description, std::get<double>(v));
+    else
+      rec.s(col.name, col.description, std::get<std::string>(v));
+  }
+  return rec;
+}
+
+// ---- trace -----------------------------------------------------------------------------------
+
+/// An enum without members crashes HDF5 1.10 when inserted into a compound, so a trace without
+/// unit (or kind) names stores that field as a plain integer; it can have no events anyway.
+template <class V>
+Hid make_enum(hid_t base, const std::vector<std::string>& names, const std::string& what) {
+  if (names.empty()) return own(H5Tcopy(base), what);
+  Hid t = own(H5Tenum_create(base), what);
+  for (size_t i = 0; i < names.size(); ++i) {
+    const auto v = static_cast<V>(i);
+    check(H5Tenum_insert(t, names[i].c_str(), &v), what + ", name '" + names[i] + "'");
+  }
+  return t;
+}
+
+/// The packed file type {begin, end, unit, kind, bytes, layer} (34 B) and the in-memory type
+/// over TraceEvent.
+std::pair<Hid, Hid> trace_types(const Trace& tr) {
+  const std::string what = "trace type";
+  Hid fu = make_enum<std::uint32_t>(H5T_STD_U32LE, tr.units, "trace unit enum");
+  Hid fk = make_enum<std::uint16_t>(H5T_STD_U16LE, tr.kinds, "trace kind enum");
+  Hid mu = make_enum<std::uint32_t>(H5T_NATIVE_UINT32, tr.units, "trace unit enum");
+  Hid mk = make_enum<std::uint16_t>(H5T_NATIVE_UINT16, tr.kinds, "trace kind enum");
+  Hid file = own(H5Tcreate(H5T_COMPOUND, 34), what);
+  check(H5Tinsert(file, "begin", 0, H5T_STD_U64LE), what);
+  check(H5Tinsert(file, "end", 8, H5T_STD_U64LE), what);
+  check(H5Tinsert(file, "unit", 16, fu), what);
+  check(H5Tinsert(file, "kind", 20, fk), what);
+  check(H5Tinsert(file, "bytes", 22, H5T_STD_U64LE), what);
+  check(H5Tinsert(file, "layer", 30, H5T_STD_U32LE), what);
+  Hid mem = own(H5Tcreate(H5T_COMPOUND, sizeof(TraceEvent)), what);
+  check(H5Tinsert(mem, "begin", offsetof(TraceEvent, begin), H5T_NATIVE_UINT64), what);
+  check(H5Tinsert(mem, "end", offsetof(TraceEvent, end), H5T_NATIVE_UINT64), what);
+  check(H5Tinsert(mem, "unit", offsetof(TraceEvent, unit), mu), what);
+  check(H5Tinsert(mem, "kind", offsetof(TraceEvent, kind), mk), what);
+  check(H5Tinsert(mem, "bytes", offsetof(TraceEvent, bytes), H5T_NATIVE_UINT64), what);
+  check(H5Tinsert(mem, "layer", offsetof(TraceEvent, layer), H5T_NATIVE_UINT32), what);
+  return {std::move(file), std::move(mem)};
+}
+
+void check_unique(const std::vector<std::string>& names, const char* what) {
+  std::set<std::string> seen;
+  for (const auto& n : names)
+    if (!seen.insert(n).second)
+      throw H5Failure(fmt::format("trace {} name '{}' appears twice", what, n));
+}
+
+void write_trace(hid_t point, const Trace& tr) {
+  check_unique(tr.units, "unit");
+  check_unique(tr.kinds, "kind");
+  for (size_t i = 0; i < tr.events.size(); ++i) {
+    const TraceEvent& e = tr.events[i];
+    if (e.unit >= tr.units.size() || e.kind >= tr.kinds.size())
+      throw H5Failure(
+          fmt::format("trace event {}: unit {} / kind {} out of range ({} units, {} kinds)", i,
+                      e.unit, e.kind, tr.units.size(), tr.kinds.size()));
+  }
+  const std::string what = "writing trace";
+  auto [ftype, mtype] = trace_types(tr);
+  // 16384 records of 34 B stay well inside the default 1 MiB chunk cache.
+  const hsize_t n = tr.events.size();
+  const hsize_t chunk = std::min<hsize_t>(16384, std::max<hsize_t>(1, n));
+  Hid dcpl = own(H5Pcreate(H5P_DATASET_CREATE), what);
+  check(H5Pset_chunk(dcpl, 1, &chunk), what);
+  check(H5Pset_shuffle(dcpl), what);
+  check(H5Pset_deflate(dcpl, 1), what);
+  // Extendible so that a chunked dataset of 0 records is allowed.
+  Hid ds = own(H5Dcreate2(point, "trace", ftype, space_1d(n, true), H5P_DEFAULT, dcpl, H5P_DEFAULT),
+               what);
+  if (n > 0) check(H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, tr.events.data()), what);
+  attr_str(ds, "description", "one record per executed operation");
+  attr_strs(ds, "unit", {"cycles", "cycles", "", "", "B", ""});
+  attr_strs(ds, "field_descriptions",
+            {"start cycle", "end cycle", "unit that executed the operation", "operation kind",
+             "bytes moved", "layer index"});
+}
+
+/// Member names of an enum field, in value order.
+std::vector<std::string> enum_names(hid_t compound, const char* field) {
+  const std::string what = std::string("reading trace field ") + field;
+  const int idx = H5Tget_member_index(compound, field);
+  if (idx < 0) fail(what);
+  Hid et = own(H5Tget_member_type(compound, static_cast<unsigned>(idx)), what);
+  if (H5Tget_class(et) == H5T_INTEGER) return {};  // see make_enum
+  if (H5Tget_class(et) != H5T_ENUM) throw H5Failure(what + ": not an enum");
+  Hid base = own(H5Tget_super(et), what);
+  const size_t size = H5Tget_size(base);
+  const int n = H5Tget_nmembers(et);
+  if (n < 0 || (size != 2 && size != 4)) throw H5Failure(what + ": unexpected enum type");
+  std::vector<std::pair<std::uint32_t, std::string>> members;
+  for (unsigned i = 0; i < static_cast<unsigned>(n); ++i) {
+    char* name = H5Tget_member_name(et, i);
+    if (name == nullptr) fail(what);
+    members.emplace_back(0, name);
+    H5free_memory(name);
+    std::uint16_t v16 = 0;
+    std::uint32_t v32 = 0;
+    check(H5Tget_member_value(et, i, size == 2 ? static_cast<void*>(&v16) : &v32), what);
+    members.back().first = size == 2 ? v16 : v32;
+  }
+  std::sort(members.begin(), members.end());
+  std::vector<std::string> names;
+  for (auto& m : members) names.push_back(std::move(m.second));
+  return names;
+}
+
+Trace read_trace(hid_t point) {
+  const std::string what = "reading trace";
+  Hid ds = open_dataset(point, "trace");
+  Hid ftype = own(H5Dget_type(ds), what);
+  Trace tr;
+  tr.enabled = true;
+  tr.units = enum_names(ftype, "unit");
+  tr.kinds = enum_names(ftype, "kind");
+  Hid space = own(H5Dget_space(ds), what);
+  const hssize_t n = H5Sget_simple_extent_npoints(space);
+  if (n < 0) fail(what);
+  tr.events.resize(static_cast<size_t>(n));
+  if (n > 0) {
+    auto types = trace_types(tr);
+    check(H5Dread(ds, types.second, H5S_ALL, H5S_ALL, H5P_DEFAULT, tr.events.data()), what);
+  }
+  return tr;
+}
+
+// ---- /sweep ----------------------------------------------------------------------------------
+
+struct SweepRow {
+  std::vector<std::pair<std::string, std::string>> assignments;
+  std::string status, error;
+  double wall_seconds = 0;
+  Record metrics;
+};
+
+bool parse_int(const std::string& s, std::int64_t& v) {
+  if (s.empty() || std::isspace(static_cast<unsigned char>(s[0]))) return false;
+  errno = 0;
+  char* end = nullptr;
+  const long long x = std::strtoll(s.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0') return false;
+  v = x;
+  return true;
+}
+
+const std::string* find_value(const SweepRow& row, const std::string& path) {
+  for (const auto& [k, v] : row.assignments)
+    if (k == path) return &v;
+  return nullptr;
+}
+
+Cell default_cell(ColumnType t) {
+  if (t == ColumnType::kInt) return std::int64_t{0};
+  if (t == ColumnType::kFloat) return 0.0;
+  return std::string();
+}
+
+/// A swept column: int if every value is an integer, else float (base units) if every value is
+/// a quantity of one dimension, else the text as given. Points without the path get 0 / "".
+std::pair<Column, std::vector<Cell>> swept_column(const std::string& path,
+                                                  const std::map<int, SweepRow>& rows) {
+  std::vector<const std::string*> values;
+  for (const auto& [id, row] : rows) values.push_back(find_value(row, path));
+  bool all_int = true, all_num = true;
+  std::set<Dimension> dims;
+  for (const auto* v : values) {
+    if (v == nullptr) continue;
+    std::int64_t i;
+    ParsedQuantity q;
+    std::string why;
+    all_int = all_int && parse_int(*v, i);
+    if (all_num && parse_quantity(*v, q, why))
+      dims.insert(q.dim);
+    else
+      all_num = false;
+  }
+  Column col{path, "", "swept parameter " + path, ColumnType::kString};
+  if (all_int)
+    col.type = ColumnType::kInt;
+  else if (all_num && dims.size() == 1)
+    col.type = ColumnType::kFloat;
+  if (col.type == ColumnType::kFloat) {
+    col.unit = base_unit(*dims.begin());
+    col.description += " in base units";
+  }
+  std::vector<Cell> cells;
+  for (const auto* v : values) {
+    if (v == nullptr) {
+      cells.push_back(default_cell(col.type));
+    } else if (col.type == ColumnType::kInt) {
+      std::int64_t i = 0;
+      parse_int(*v, i);
+      cells.emplace_back(i);
+    } else if (col.type == ColumnType::kFloat) {
+      ParsedQuantity q;
+      std::string why;
+      parse_quantity(*v, q, why);
+      cells.emplace_back(q.value);
+    } else {
+      cells.emplace_back(*v);
+    }
+  }
+  return {col, cells};
+}
+
+Cell coerce(const Cell& c, ColumnType t) {
+  const auto* i = std::get_if<std::int64_t>(&c);
+  const auto* d = std::get_if<double>(&c);
+  if (t == ColumnType::kInt && (i != nullptr || d != nullptr))
+    return i != nullptr ? *i : static_cast<std::int64_t>(*d);
+  if (t == ColumnType::kFloat && (i != nullptr || d != nullptr))
+    return d != nullptr ? *d : static_cast<double>(*i);
+  if (t == ColumnType::kString && std::holds_alternative<std::string>(c)) return c;
+  return default_cell(t);
+}
+
+Table sweep_table(const RunMeta& meta, const std::map<int, SweepRow>& rows) {
+  std::vector<std::string> paths = meta.swept_paths;
+  for (const auto& [id, row] : rows)
+    for (const auto& a : row.assignments)
+      if (std::find(paths.begin(), paths.end(), a.first) == paths.end()) paths.push_back(a.first);
+
+  std::vector<Column> cols{{"point_id", "", "design point id (/points/<id>)", ColumnType::kInt}};
+  std::vector<std::vector<Cell>> columns(1);
+  for (const auto& [id, row] : rows) columns[0].emplace_back(std::int64_t{id});
+  for (const auto& p : paths) {
+    auto [col, cells] = swept_column(p, rows);
+    cols.push_back(col);
+    columns.push_back(std::move(cells));
+  }
+  auto add_fixed = [&](Column col, auto get) {
+    cols.push_back(col);
+    columns.emplace_back();
+    for (const auto& entry : rows) columns.back().emplace_back(get(entry.second));
+  };
+  add_fixed({"status", "", "ok or failed", ColumnType::kString},
+            [](const SweepRow& r) { return r.status; });
+  add_fixed({"error", "", "failure message", ColumnType::kString},
+            [](const SweepRow& r) { return r.error; });
+  add_fixed({"wall_seconds", "s", "wall-clock time of the point", ColumnType::kFloat},
+            [](const SweepRow& r) { return r.wall_seconds; });
+
+  // Union of the metric columns in first-seen order; a name already used above is skipped.
+  std::set<std::string> used;
+  for (const auto& c : cols) used.insert(c.name);
+  const size_t first_metric = cols.size();
+  for (const auto& [id, row] : rows)
+    for (const auto& c : row.metrics.columns())
+      if (used.insert(c.name).second) cols.push_back(c);
+  for (size_t c = first_metric; c < cols.size(); ++c) {
+    columns.emplace_back();
+    for (const auto& [id, row] : rows) {
+      const auto& mc = row.metrics.columns();
+      auto it = std::find_if(mc.begin(), mc.end(),
+                             [&](const Column& m) { return m.name == cols[c].name; });
+      columns.back().push_back(
+          it == mc.end()
+              ? default_cell(cols[c].type)
+              : coerce(row.metrics.cells()[static_cast<size_t>(it - mc.begin())], cols[c].type));
+    }
+  }
+
+  Table t("sweep", "one row per design point");
+  t.set_columns(cols);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    std::vector<Cell> row;
+    for (const auto& col : columns) row.push_back(col[r]);
+    t.add_row(std::move(row));
+  }
+  return t;
+}
+
+// ---- reading ---------------------------------------------------------------------------------
+
+Hid open_results(const std::string& path) {
+  quiet_hdf5();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw ConfigError({path}, "", "results file does not exist");
+  if (H5Fis_hdf5(path.c_str()) <= 0) throw ConfigError({path}, "", "not an HDF5 file");
+  Hid file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  if (!file.valid()) throw ConfigError({path}, "", "cannot open results file: " + h5_message());
+  if (!has(file, "meta"))
+    throw ConfigError({path}, "", "not a Systole results file (no /meta group)");
+  return file;
+}
+
+template <class F>
+auto reading(const std::string& path, F&& f) {
+  try {
+    return f();
+  } catch (const H5Failure& e) {
+    throw ConfigError({path}, "", std::string("cannot read results file: ") + e.what());
+  }
+}
+
+PointResult read_point(hid_t points, hid_t config, int id, const std::string& name) {
+  PointResult r;
+  r.id = id;
+  Hid g = open_group(points, name);
+  r.status = read_attr_str(g, "status", r.status);
+  r.error = read_attr_str(g, "error");
+  r.label = read_attr_str(g, "label");
+  r.wall_seconds = read_attr_num<double>(g, "wall_seconds", H5T_NATIVE_DOUBLE);
+  if (has(g, "assignments")) {
+    const Table a = read_table(g, "assignments");
+    const int p = a.column("path"), v = a.column("value");
+    if (p < 0 || v < 0) throw H5Failure("assignments table lacks path/value columns");
+    for (const auto& row : a.rows())
+      r.assignments.emplace_back(std::get<std::string>(row[static_cast<size_t>(p)]),
+                                 std::get<std::string>(row[static_cast<size_t>(v)]));
+  }
+  if (has(g, "metrics")) r.metrics = to_record(read_table(g, "metrics"));
+  if (config >= 0 && has(config, name)) {
+    const auto text = read_text(config, name);
+    if (!text.empty()) r.config_yaml = text.front();
+  }
+  if (has(g, "layers")) r.layers = read_table(g, "layers");
+  if (has(g, "units")) {
+    Hid units = open_group(g, "units");
+    for (const auto& t : list_links(units)) r.units.push_back(read_table(units, t));
+  }
+  if (has(g, "trace")) r.trace = read_trace(g);
+  return r;
+}
+
+}  // namespace
+
+// ---- writer ----------------------------------------------------------------------------------
+
+struct ResultsWriter::Impl {
+  Hid file, points, config;
+  RunMeta meta;
+  std::map<int, SweepRow> rows;
+  bool finished = false;  // committed or discarded
+
+  void close() {
+    points.reset();
+    config.reset();
+    const hid_t f = file.release();
+    if (f >= 0) check(H5Fclose(f), "closing the file");
+  }
+};
+
+ResultsWriter::ResultsWriter(const std::string& path, const RunMeta& meta)
+    : impl_(std::make_unique<Impl>()), path_(path), partial_(path + ".partial") {
+  quiet_hdf5();
+  impl_->meta = meta;
+  std::remove(partial_.c_str());  // a stale partial file from an earlier run, if any
+  try {
+    Hid fapl = own(H5Pcreate(H5P_FILE_ACCESS), "file access list");
+    check(H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG), "file access list");
+    impl_->file = Hid(H5Fcreate(partial_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+    if (!impl_->file.valid()) throw H5Failure(h5_message());
+  } catch (const H5Failure& e) {
+    throw SimError(fmt::format("cannot create results file '{}': {}", partial_, e.what()));
+  }
+  try {
+    Hid g = create_group(impl_->file, "meta");
+    attr_str(g, "version", meta.version);
+    attr_str(g, "git_revision", meta.git_revision);
+    attr_str(g, "command_line", meta.command_line);
+    attr_str(g, "start_time", meta.start_time);
+    attr_str(g, "experiment_file", meta.experiment_file);
+    attr_str(g, "experiment_name", meta.experiment_name);
+    attr_u64(g, "seed", meta.seed);
+    write_text(g, "experiment", {meta.experiment_yaml}, true,
+               "resolved experiment (bases merged, overrides applied)");
+    write_text(g, "swept_paths", meta.swept_paths, false,
+               "swept parameter paths, in /sweep column order");
+    impl_->config = create_group(impl_->file, "config");
+    impl_->points = create_group(impl_->file, "points");
+    check(H5Fflush(impl_->file, H5F_SCOPE_GLOBAL), "flushing");
+  } catch (const H5Failure& e) {
+    discard();
+    throw SimError(fmt::format("cannot write /meta to results file '{}': {}", partial_, e.what()));
+  }
+}
+
+ResultsWriter::~ResultsWriter() {
+  if (impl_ && !impl_->finished) {
+    try {
+      impl_->close();
+    } catch (...) {
+      // Nothing useful to do in a destructor; the partial file stays for --resume.
+    }
+  }
+}
+
+void ResultsWriter::write_point(const PointResult& r) {
+  if (impl_->finished) throw SimError(fmt::format("results file '{}' is already closed", partial_));
+  const std::string id = std::to_string(r.id);
+  Impl& im = *impl_;
+  try {
+    // --resume re-runs failed points: the new result replaces the old one.
+    if (has(im.points, id)) check(H5Ldelete(im.points, id.c_str(), H5P_DEFAULT), "replacing");
+    if (has(im.config, id)) check(H5Ldelete(im.config, id.c_str(), H5P_DEFAULT), "replacing");
+    write_text(im.config, id, {r.config_yaml}, true, "resolved configuration of point " + id);
+    Hid g = create_group(im.points, id);
+    attr_str(g, "status", r.status);
+    attr_str(g, "error", r.error);
+    attr_str(g, "label", r.label);
+    attr_f64(g, "wall_seconds", r.wall_seconds);
+
+    Table assignments("assignments", "swept parameter values of this point, as given");
+    assignments.set_columns({{"path", "", "swept parameter path", ColumnType::kString},
+                             {"value", "", "value as given", ColumnType::kString}});
+    for (const auto& [k, v] : r.assignments) assignments.add_row({k, v});
+    write_table(g, "assignments", assignments);
+    if (!r.metrics.columns().empty()) {
+      Table metrics("metrics", "key metrics of this point (also in /sweep)");
+      metrics.append(r.metrics);
+      write_table(g, "metrics", metrics);
+    }
+    write_table(g, "layers", r.layers);
+    if (!r.units.empty()) {
+      Hid units = create_group(g, "units", true);
+      for (const auto& t : r.units) write_table(units, t.name(), t);
+    }
+    if (r.trace.enabled) write_trace(g, r.trace);
+    check(H5Fflush(im.file, H5F_SCOPE_GLOBAL), "flushing");
+  } catch (const H5Failure& e) {
+    // Never leave a half-written point behind for --resume to trust.
+    H5Ldelete(im.points, id.c_str(), H5P_DEFAULT);
+    H5Ldelete(im.config, id.c_str(), H5P_DEFAULT);
+    H5Eclear2(H5E_DEFAULT);
+    throw SimError(
+        fmt::format("cannot write point {} to results file '{}': {}", id, partial_, e.what()));
+  }
+  im.rows[r.id] = SweepRow{r.assignments, r.status, r.error, r.wall_seconds, r.metrics};
+}
+
+void ResultsWriter::commit() {
+  if (impl_->finished) throw SimError(fmt::format("results file '{}' is already closed", partial_));
+  try {
+    write_table(impl_->file, "sweep", sweep_table(impl_->meta, impl_->rows));
+    impl_->finished = true;
+    impl_->close();
+  } catch (const H5Failure& e) {
+    throw SimError(fmt::format("cannot finish results file '{}': {}", partial_, e.what()));
+  }
+  if (std::rename(partial_.c_str(), path_.c_str()) != 0)
+    throw SimError(
+        fmt::format("cannot rename '{}' to '{}': {}", partial_, path_, std::strerror(errno)));
+}
+
+void ResultsWriter::discard() {
+  if (impl_->finished) return;
+  impl_->finished = true;
+  try {
+    impl_->close();
+  } catch (const H5Failure&) {
+    // The file is deleted anyway.
+  }
+  std::remove(partial_.c_str());
+}
+
+// ---- readers ---------------------------------------------------------------------------------
+
+std::vector<PointResult> read_points(const std::string& path) {
+  Hid file = open_results(path);
+  return reading(path, [&] {
+    std::vector<PointResult> out;
+    if (!has(file, "points")) return out;
+    Hid points = open_group(file, "points");
+    Hid config = has(file, "config") ? open_group(file, "config") : Hid();
+    std::vector<std::pair<int, std::string>> ids;
+    for (const auto& name : list_links(points)) {
+      std::int64_t id = 0;
+      if (!parse_int(name, id)) throw H5Failure("unexpected group /points/" + name);
+      ids.emplace_back(static_cast<int>(id), name);
+    }
+    std::sort(ids.begin(), ids.end());
+    for (const auto& [id, name] : ids) out.push_back(read_point(points, config, id, name));
+    return out;
+  });
+}
+
+RunMeta read_meta(const std::string& path) {
+  Hid file = open_results(path);
+  return reading(path, [&] {
+    RunMeta m;
+    Hid g = open_group(file, "meta");
+    m.version = read_attr_str(g, "version");
+    m.git_revision = read_attr_str(g, "git_revision");
+    m.command_line = read_attr_str(g, "command_line");
+    m.start_time = read_attr_str(g, "start_time");
+    m.experiment_file = read_attr_str(g, "experiment_file");
+    m.experiment_name = read_attr_str(g, "experiment_name");
+    m.seed = read_attr_num<std::uint64_t>(g, "seed", H5T_NATIVE_UINT64);
+    if (has(g, "experiment")) {
+      const auto text = read_text(g, "experiment");
+      if (!text.empty()) m.experiment_yaml = text.front();
+    }
+    if (has(g, "swept_paths")) m.swept_paths = read_text(g, "swept_paths");
+    return m;
+  });
+}
+
+Table read_sweep(const std::string& path) {
+  Hid file = open_results(path);
+  if (!has(file, "sweep"))
+    throw ConfigError({path}, "", "results file has no /sweep table (the run did not finish)");
+  return reading(path, [&] { return read_table(file, "sweep"); });
+}
+
+}  // namespace systole::stats

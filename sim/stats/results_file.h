@@ -1,0 +1,70 @@
+#pragma once
+// The HDF5 results file (DESIGN.md §4):
+//   /meta                 attributes: version, git_revision, command_line, start_time, seed,
+//                         experiment_file, experiment_name; dataset /meta/experiment (YAML text)
+//   /config/<id>          resolved YAML of each point (string dataset)
+//   /sweep                one row per point: point_id, each swept path as a column, status,
+//                         error, total cycles, wall seconds and the point's key metrics
+//   /points/<id>          group with attributes status, error, label, wall_seconds
+//   /points/<id>/layers   one row per layer (compound dataset)
+//   /points/<id>/units/<kind>  one table per unit kind, one row per unit instance
+//   /points/<id>/trace    optional: {begin, end, unit, kind, bytes, layer}, chunked and
+//                         compressed (shuffle + deflate 1), unit/kind as HDF5 enums
+// Every dataset carries `unit` and `description` attributes; for compound datasets `unit` is
+// an array of strings, one per field, and `field_descriptions` another.
+// The file is written to "<path>.partial" and renamed to <path> only by commit(), so a run that
+// fails or is interrupted never leaves a half-written results file.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/stats/result.h"
+
+namespace systole::stats {
+
+struct RunMeta {
+  std::string version;
+  std::string git_revision;
+  std::string command_line;
+  std::string start_time;  // ISO 8601 UTC
+  std::uint64_t seed = 0;
+  std::string experiment_file;
+  std::string experiment_name;
+  std::string experiment_yaml;  // the resolved experiment (bases merged, overrides applied)
+  std::vector<std::string> swept_paths;  // /sweep columns, in order
+};
+
+class ResultsWriter {
+ public:
+  /// Creates "<path>.partial" (replacing any old partial file) and writes /meta.
+  ResultsWriter(const std::string& path, const RunMeta& meta);
+  ~ResultsWriter();  // closes; leaves the .partial file for --resume unless commit() ran
+  ResultsWriter(const ResultsWriter&) = delete;
+  ResultsWriter& operator=(const ResultsWriter&) = delete;
+
+  /// Writes /config/<id> and /points/<id>/... and flushes, so an interrupted run keeps it.
+  void write_point(const PointResult& r);
+  /// Writes /sweep from all points written so far, closes and renames to the final path.
+  void commit();
+  /// Closes and deletes the partial file.
+  void discard();
+
+  const std::string& partial_path() const { return partial_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::string path_;
+  std::string partial_;
+};
+
+/// Reads every point of a results file (final or .partial) back, tables and trace included.
+std::vector<PointResult> read_points(const std::string& path);
+/// Reads /meta attributes back.
+RunMeta read_meta(const std::string& path);
+/// Reads /sweep back as a table.
+Table read_sweep(const std::string& path);
+
+}  // namespace systole::stats

@@ -1,0 +1,128 @@
+#include "sim/stats/summary.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "sim/core/units.h"
+
+namespace systole::stats {
+
+namespace {
+
+bool numeric(const std::string& s) {
+  if (s.empty()) return false;
+  const char c = s[0];
+  return std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.';
+}
+
+std::string metric_text(const PointResult& p, const std::string& name, Dimension dim, int digits = 3) {
+  const auto& cols = p.metrics.columns();
+  for (size_t i = 0; i < cols.size(); ++i) {
+    if (cols[i].name != name) continue;
+    const Cell& c = p.metrics.cells()[i];
+    double v = std::holds_alternative<std::int64_t>(c) ? static_cast<double>(std::get<std::int64_t>(c))
+                                                       : std::holds_alternative<double>(c) ? std::get<double>(c) : 0;
+    if (dim == Dimension::kNone) {
+      if (std::holds_alternative<std::int64_t>(c)) return format_cell(c);
+      return fmt::format("{:.{}f}", v, digits);
+    }
+    return format_quantity(v, dim);
+  }
+  return "-";
+}
+
+}  // namespace
+
+std::string format_table(const std::vector<std::string>& header,
+                         const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> w(header.size());
+  for (size_t c = 0; c < header.size(); ++c) w[c] = header[c].size();
+  for (const auto& r : rows)
+    for (size_t c = 0; c < r.size() && c < w.size(); ++c) w[c] = std::max(w[c], r[c].size());
+  std::vector<bool> right(header.size(), true);
+  for (const auto& r : rows)
+    for (size_t c = 0; c < r.size() && c < right.size(); ++c)
+      if (!r[c].empty() && r[c] != "-" && !numeric(r[c])) right[c] = false;
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string s;
+    for (size_t c = 0; c < w.size(); ++c) {
+      const std::string v = c < cells.size() ? cells[c] : "";
+      if (c) s += "  ";
+      s += right[c] ? fmt::format("{:>{}}", v, w[c]) : fmt::format("{:<{}}", v, w[c]);
+    }
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s + "\n";
+  };
+  std::string out = line(header);
+  size_t total = 0;
+  for (auto x : w) total += x + 2;
+  out += std::string(total > 2 ? total - 2 : 0, '-') + "\n";
+  for (const auto& r : rows) out += line(r);
+  return out;
+}
+
+std::string points_summary(const std::vector<PointResult>& points,
+                           const std::vector<std::string>& swept_paths) {
+  std::vector<std::string> header = {"point"};
+  for (const auto& p : swept_paths) header.push_back(p);
+  for (const char* h : {"status", "cycles", "time", "MAC util", "TFLOP/s", "HBM traffic"})
+    header.push_back(h);
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& p : points) {
+    std::vector<std::string> r = {std::to_string(p.id)};
+    for (const auto& path : swept_paths) {
+      std::string v = "-";
+      for (const auto& [k, val] : p.assignments)
+        if (k == path) v = val;
+      r.push_back(v);
+    }
+    r.push_back(p.status);
+    if (p.ok()) {
+      r.push_back(metric_text(p, "total_cycles", Dimension::kNone));
+      r.push_back(metric_text(p, "time", Dimension::kTime));
+      r.push_back(metric_text(p, "mac_utilization", Dimension::kNone));
+      std::string tf = metric_text(p, "achieved_flops", Dimension::kNone);
+      if (tf != "-") tf = fmt::format("{:.1f}", std::stod(tf) / 1e12);
+      r.push_back(tf);
+      r.push_back(metric_text(p, "hbm_bytes", Dimension::kBytes));
+    } else {
+      for (int i = 0; i < 5; ++i) r.push_back("-");
+    }
+    rows.push_back(std::move(r));
+  }
+  std::string out = format_table(header, rows);
+  for (const auto& p : points)
+    if (!p.ok()) out += fmt::format("point {} failed: {}\n", p.id, p.error);
+  return out;
+}
+
+std::string layers_summary(const PointResult& p) {
+  const Table& t = p.layers;
+  if (t.empty()) return "";
+  std::vector<std::string> header = {"layer", "shape", "tile", "cycles", "MAC util",
+                                     "roofline", "bound", "HBM traffic", "FLOP/B"};
+  std::vector<std::vector<std::string>> rows;
+  for (size_t i = 0; i < t.rows().size(); ++i) {
+    rows.push_back({t.get_string(i, "layer"), t.get_string(i, "shape"), t.get_string(i, "tile"),
+                    format_cell(t.rows()[i][static_cast<size_t>(t.column("cycles"))]),
+                    fmt::format("{:.3f}", t.get_number(i, "mac_utilization")),
+                    fmt::format("{:.3f}", t.get_number(i, "roofline_fraction")),
+                    t.get_string(i, "bound"),
+                    format_quantity(t.get_number(i, "hbm_bytes"), Dimension::kBytes),
+                    fmt::format("{:.1f}", t.get_number(i, "arithmetic_intensity"))});
+  }
+  return format_table(header, rows);
+}
+
+std::string progress_line(size_t done, size_t total, size_t failed, double elapsed_s) {
+  const int width = 30;
+  const int filled = total ? static_cast<int>(width * done / total) : width;
+  const auto secs = static_cast<long>(elapsed_s);
+  return fmt::format("[{}{}] {}/{} points{}, {}:{:02d}", std::string(static_cast<size_t>(filled), '#'),
+                     std::string(static_cast<size_t>(width - filled), '-'), done, total,
+                     failed ? fmt::format(", {} failed", failed) : "", secs / 60, secs % 60);
+}
+
+}  // namespace systole::stats

@@ -1,0 +1,29 @@
+#pragma once
+// Runs design points in worker processes. SystemC allows one elaboration per process, so every
+// point gets a fresh forked worker; up to `jobs` run at once. A worker that throws or crashes
+// yields a failed PointResult; the other points go on.
+
+#include <functional>
+#include <vector>
+
+#include "sim/stats/result.h"
+#include "sim/sweep/expand.h"
+
+namespace systole::sweep {
+
+struct RunnerOptions {
+  int jobs = 1;
+};
+
+/// Runs in the worker: simulates one point.
+using PointFn = std::function<stats::PointResult(const Point&)>;
+/// Runs in the parent as each point finishes (completion order).
+using DoneFn = std::function<void(stats::PointResult)>;
+
+void run_points(const std::vector<const Point*>& points, const PointFn& fn,
+                const RunnerOptions& opt, const DoneFn& on_done);
+
+/// Runs one point in this process (no fork): used when a single point is simulated in-process.
+stats::PointResult run_point_here(const Point& p, const PointFn& fn);
+
+}  // namespace systole::sweep

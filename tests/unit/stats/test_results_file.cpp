@@ -1,0 +1,417 @@
+#include "sim/stats/results_file.h"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "sim/core/error.h"
+
+namespace fs = std::filesystem;
+using namespace systole::stats;
+
+namespace {
+
+struct TempDir {
+  fs::path dir;
+  TempDir() {
+    std::random_device rd;
+    const auto t = std::chrono::steady_clock::now().time_since_epoch().count();
+    dir = fs::temp_directory_path() /
+          ("systole_results_" + std::to_string(t) + "_" + std::to_string(rd()));
+    fs::create_directories(dir);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string file(const std::string& name) const { return (dir / name).string(); }
+  size_t count() const {
+    return static_cast<size_t>(std::distance(fs::directory_iterator(dir), {}));
+  }
+};
+
+const std::vector<std::string> kPaths = {"system.chip.mxu.rows", "system.hbm.bandwidth",
+                                         "system.chip.dataflow"};
+
+RunMeta make_meta() {
+  RunMeta m;
+  m.version = "0.1.0";
+  m.git_revision = "abc123-dirty";
+  m.command_line = "simrun run experiments/sweep.yaml -o out.h5";
+  m.start_time = "2024-05-01T12:00:00Z";
+  m.seed = 0xFFFFFFFFFFFFFFF0ull;
+  m.experiment_file = "experiments/sweep.yaml";
+  m.experiment_name = "mxu sweep";
+  m.experiment_yaml = "name: mxu sweep\nsweep:\n  system.chip.mxu.rows: [128, 256]\n";
+  m.swept_paths = kPaths;
+  return m;
+}
+
+PointResult make_point(int id, const std::string& rows, const std::string& bw,
+                       const std::string& dataflow) {
+  PointResult r;
+  r.id = id;
+  r.assignments = {{kPaths[0], rows}, {kPaths[1], bw}, {kPaths[2], dataflow}};
+  r.label = kPaths[0] + "=" + rows + ", " + kPaths[1] + "=" + bw;
+  r.wall_seconds = 1.25 + id;
+  r.config_yaml = "system:\n  chip:\n    mxu: {rows: " + rows + "}\n";
+  r.metrics.i("total_cycles", "cycles", "cycles of the whole workload", 123456 + id)
+      .f("utilization", "%", "MAC utilization", 87.5 + id)
+      .s("bound", "resource that bounds the run", id == 0 ? "compute" : "memory");
+
+  const char* ops[] = {"conv2d", "matmul_with_a_long_name", ""};
+  for (int l = 0; l < 3; ++l)
+    r.layers.append(Record()
+                        .i("index", "", "layer index", l)
+                        .s("op", "operation", ops[l])
+                        .i("cycles", "cycles", "cycles of the layer", 1000 * (l + 1) + id)
+                        .f("achieved_flops", "FLOP/s", "achieved FLOP/s", 1.5e12 / (l + 1)));
+
+  Table mxu("mxu", "one row per MXU");
+  for (int u = 0; u < 2; ++u)
+    mxu.append(Record()
+                   .s("instance", "unit instance", "mxu" + std::to_string(u))
+                   .i("busy", "cycles", "busy cycles", 500 + u)
+                   .f("utilization", "", "busy fraction", 0.25 * (u + 1)));
+  Table dma("dma", "one row per DMA engine");
+  dma.append(Record().s("instance", "unit instance", "dma0").i("bytes", "B", "bytes moved", -7));
+  r.units = {mxu, dma};  // not in name order: the order must survive
+
+  r.trace.enabled = true;
+  r.trace.units = {"mxu0", "mxu1", "dma0"};
+  r.trace.kinds = {"matmul", "load"};
+  std::uint64_t cycle = 0;
+  for (std::uint32_t i = 0; i < 50000; ++i) {
+    TraceEvent e;
+    e.begin = cycle;
+    e.end = cycle + 3 + i % 7;
+    e.unit = i % 3;
+    e.kind = static_cast<std::uint16_t>(e.unit == 2 ? 1 : 0);
+    e.bytes = e.kind == 1 ? 4096 + i % 2 * 64 : 0;
+    e.layer = i / 20000;
+    cycle += 1 + i % 4;
+    r.trace.events.push_back(e);
+  }
+  return r;
+}
+
+PointResult make_failed(int id) {
+  PointResult r;
+  r.id = id;
+  r.status = "failed";
+  r.error = "deadlock: unit mxu0 waits for dma0\n(second line)";
+  r.assignments = {{kPaths[0], "512"}, {kPaths[1], "4.8TB/s"}, {kPaths[2], "ws"}};
+  r.label = "failed point";
+  r.wall_seconds = 0.5;
+  return r;
+}
+
+void require_same(const Table& a, const Table& b) {
+  INFO("table " << a.name());
+  CHECK(a.name() == b.name());
+  CHECK(a.description() == b.description());
+  REQUIRE(a.columns().size() == b.columns().size());
+  for (size_t c = 0; c < a.columns().size(); ++c) {
+    INFO("column " << a.columns()[c].name);
+    CHECK(a.columns()[c].name == b.columns()[c].name);
+    CHECK(a.columns()[c].unit == b.columns()[c].unit);
+    CHECK(a.columns()[c].description == b.columns()[c].description);
+    CHECK(a.columns()[c].type == b.columns()[c].type);
+  }
+  REQUIRE(a.rows().size() == b.rows().size());
+  for (size_t r = 0; r < a.rows().size(); ++r)
+    for (size_t c = 0; c < a.columns().size(); ++c) {
+      INFO("row " << r << " column " << a.columns()[c].name << ": " << format_cell(a.rows()[r][c])
+                  << " vs " << format_cell(b.rows()[r][c]));
+      CHECK(a.rows()[r][c] == b.rows()[r][c]);
+    }
+}
+
+Table record_table(const Record& r) {
+  Table t("metrics", "");
+  if (!r.columns().empty()) t.append(r);
+  return t;
+}
+
+void require_same(const PointResult& a, const PointResult& b) {
+  INFO("point " << a.id);
+  CHECK(a.id == b.id);
+  CHECK(a.status == b.status);
+  CHECK(a.error == b.error);
+  CHECK(a.label == b.label);
+  CHECK(a.assignments == b.assignments);
+  CHECK(a.wall_seconds == b.wall_seconds);
+  CHECK(a.config_yaml == b.config_yaml);
+  require_same(record_table(a.metrics), record_table(b.metrics));
+  if (a.layers.columns().empty())
+    CHECK(b.layers.columns().empty());
+  else
+    require_same(a.layers, b.layers);
+  REQUIRE(a.units.size() == b.units.size());
+  for (size_t u = 0; u < a.units.size(); ++u) require_same(a.units[u], b.units[u]);
+  CHECK(a.trace.enabled == b.trace.enabled);
+  CHECK(a.trace.units == b.trace.units);
+  CHECK(a.trace.kinds == b.trace.kinds);
+  REQUIRE(a.trace.events.size() == b.trace.events.size());
+  size_t mismatches = 0;
+  for (size_t i = 0; i < a.trace.events.size(); ++i) {
+    const TraceEvent& x = a.trace.events[i];
+    const TraceEvent& y = b.trace.events[i];
+    if (x.begin != y.begin || x.end != y.end || x.bytes != y.bytes || x.unit != y.unit ||
+        x.layer != y.layer || x.kind != y.kind)
+      ++mismatches;
+  }
+  CHECK(mismatches == 0);
+}
+
+std::string h5ls(const std::string& file, const std::string& out) {
+  const std::string cmd = "h5ls -r '" + file + "' > '" + out + "' 2>&1";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  std::ifstream in(out);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool lists(const std::string& listing, const std::string& path) {
+  std::istringstream in(listing);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(path + " ", 0) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("results file round-trips points, meta and sweep", "[stats][hdf5]") {
+  TempDir tmp;
+  const std::string path = tmp.file("results.h5");
+  const RunMeta meta = make_meta();
+  const std::vector<PointResult> points = {make_point(0, "128", "1.2TB/s", "ws"),
+                                           make_point(1, "256", "2.4TB/s", "os"), make_failed(2)};
+  {
+    ResultsWriter w(path, meta);
+    CHECK(w.partial_path() == path + ".partial");
+    for (const auto& p : points) w.write_point(p);
+    CHECK(fs::exists(path + ".partial"));
+    CHECK_FALSE(fs::exists(path));
+    w.commit();
+  }
+  CHECK(fs::exists(path));
+  CHECK_FALSE(fs::exists(path + ".partial"));
+
+  const auto back = read_points(path);
+  REQUIRE(back.size() == points.size());
+  for (size_t i = 0; i < points.size(); ++i) require_same(points[i], back[i]);
+  CHECK(back[0].layers.name() == "layers");
+  CHECK(back[0].units[0].name() == "mxu");
+  CHECK(back[0].units[1].name() == "dma");
+
+  const RunMeta m = read_meta(path);
+  CHECK(m.version == meta.version);
+  CHECK(m.git_revision == meta.git_revision);
+  CHECK(m.command_line == meta.command_line);
+  CHECK(m.start_time == meta.start_time);
+  CHECK(m.seed == meta.seed);
+  CHECK(m.experiment_file == meta.experiment_file);
+  CHECK(m.experiment_name == meta.experiment_name);
+  CHECK(m.experiment_yaml == meta.experiment_yaml);
+  CHECK(m.swept_paths == meta.swept_paths);
+
+  SECTION("sweep table") {
+    const Table s = read_sweep(path);
+    CHECK(s.name() == "sweep");
+    CHECK(s.description() == "one row per design point");
+    std::vector<std::string> names;
+    for (const auto& c : s.columns()) names.push_back(c.name);
+    CHECK(names == std::vector<std::string>{"point_id", kPaths[0], kPaths[1], kPaths[2], "status",
+                                            "error", "wall_seconds", "total_cycles", "utilization",
+                                            "bound"});
+    REQUIRE(s.rows().size() == 3);
+    const auto& cols = s.columns();
+    CHECK(cols[0].type == ColumnType::kInt);
+    CHECK(cols[1].type == ColumnType::kInt);
+    CHECK(cols[2].type == ColumnType::kFloat);
+    CHECK(cols[2].unit == "B/s");
+    CHECK(cols[3].type == ColumnType::kString);
+    CHECK(cols[6].unit == "s");
+    CHECK(cols[7].type == ColumnType::kInt);
+    CHECK(cols[7].unit == "cycles");
+    CHECK(cols[7].description == "cycles of the whole workload");
+    CHECK(cols[8].type == ColumnType::kFloat);
+    CHECK(cols[9].type == ColumnType::kString);
+    for (size_t r = 0; r < 3; ++r) CHECK(s.get_int(r, "point_id") == static_cast<int>(r));
+    CHECK(s.get_int(0, kPaths[0]) == 128);
+    CHECK(s.get_int(1, kPaths[0]) == 256);
+    CHECK(s.get_int(2, kPaths[0]) == 512);
+    CHECK(s.get_number(0, kPaths[1]) == Approx(1.2e12));
+    CHECK(s.get_number(1, kPaths[1]) == Approx(2.4e12));
+    CHECK(s.get_string(0, kPaths[2]) == "ws");
+    CHECK(s.get_string(1, kPaths[2]) == "os");
+    CHECK(s.get_string(0, "status") == "ok");
+    CHECK(s.get_string(2, "status") == "failed");
+    CHECK(s.get_string(2, "error") == points[2].error);
+    CHECK(s.get_number(1, "wall_seconds") == 2.25);
+    CHECK(s.get_int(1, "total_cycles") == 123457);
+    CHECK(s.get_number(1, "utilization") == 88.5);
+    CHECK(s.get_string(0, "bound") == "compute");
+    // the failed point has no metrics
+    CHECK(s.get_int(2, "total_cycles") == 0);
+    CHECK(s.get_number(2, "utilization") == 0.0);
+    CHECK(s.get_string(2, "bound").empty());
+  }
+
+  SECTION("h5ls sees the layout") {
+    const std::string listing = h5ls(path, tmp.file("h5ls.txt"));
+    INFO(listing);
+    for (const char* p :
+         {"/meta", "/meta/experiment", "/meta/swept_paths", "/config/0", "/sweep", "/points/0",
+          "/points/0/layers", "/points/0/units/mxu", "/points/0/units/dma", "/points/0/trace",
+          "/points/0/metrics", "/points/0/assignments", "/points/2"})
+      CHECK(lists(listing, p));
+    CHECK_FALSE(lists(listing, "/points/2/layers"));
+    CHECK_FALSE(lists(listing, "/points/2/trace"));
+  }
+}
+
+TEST_CASE("sweep column types follow the swept values", "[stats][hdf5]") {
+  TempDir tmp;
+  const std::string path = tmp.file("sweep.h5");
+  RunMeta meta;
+  meta.swept_paths = {"a", "b", "c", "d", "e"};
+  {
+    ResultsWriter w(path, meta);
+    PointResult p0, p1;
+    p0.id = 0;
+    p0.assignments = {{"a", "-3"}, {"b", "16MiB"}, {"c", "1GB"}, {"d", "1.5"}, {"e", "x"}};
+    p1.id = 1;
+    p1.assignments = {{"a", "7"}, {"b", "512KiB"}, {"c", "2GHz"}, {"d", "2"}};
+    w.write_point(p1);
+    w.write_point(p0);
+    w.commit();
+  }
+  const Table s = read_sweep(path);
+  REQUIRE(s.rows().size() == 2);
+  CHECK(s.get_int(0, "point_id") == 0);  // ordered by id, not by write order
+  CHECK(s.columns()[1].type == ColumnType::kInt);
+  CHECK(s.get_int(0, "a") == -3);
+  CHECK(s.columns()[2].type == ColumnType::kFloat);
+  CHECK(s.columns()[2].unit == "B");
+  CHECK(s.get_number(0, "b") == 16777216.0);
+  CHECK(s.get_number(1, "b") == 524288.0);
+  CHECK(s.columns()[3].type == ColumnType::kString);  // mixed dimensions
+  CHECK(s.get_string(1, "c") == "2GHz");
+  CHECK(s.columns()[4].type == ColumnType::kFloat);
+  CHECK(s.columns()[4].unit.empty());
+  CHECK(s.columns()[5].type == ColumnType::kString);
+  CHECK(s.get_string(1, "e").empty());  // missing value
+}
+
+TEST_CASE("an unfinished results file", "[stats][hdf5]") {
+  TempDir tmp;
+  const std::string path = tmp.file("r.h5");
+
+  SECTION("discard leaves no files") {
+    ResultsWriter w(path, make_meta());
+    w.write_point(make_failed(0));
+    w.discard();
+    CHECK(tmp.count() == 0);
+  }
+
+  SECTION("a writer destroyed without commit leaves only the partial file") {
+    {
+      ResultsWriter w(path, make_meta());
+      w.write_point(make_point(3, "128", "1TB/s", "ws"));
+    }
+    CHECK(fs::exists(path + ".partial"));
+    CHECK_FALSE(fs::exists(path));
+    CHECK(tmp.count() == 1);
+    const auto back = read_points(path + ".partial");
+    REQUIRE(back.size() == 1);
+    require_same(make_point(3, "128", "1TB/s", "ws"), back[0]);
+    CHECK(read_meta(path + ".partial").experiment_name == "mxu sweep");
+    CHECK_THROWS_AS(read_sweep(path + ".partial"), systole::ConfigError);
+
+    // a new writer replaces the stale partial file
+    ResultsWriter w(path, make_meta());
+    w.commit();
+    CHECK(read_points(path).empty());
+  }
+
+  SECTION("rewriting a point replaces it, and commit overwrites an old file") {
+    { std::ofstream(path) << "old results"; }
+    ResultsWriter w(path, make_meta());
+    w.write_point(make_failed(1));
+    PointResult ok = make_point(1, "256", "2TB/s", "os");
+    ok.trace.events.resize(10);
+    w.write_point(ok);
+    w.commit();
+    const auto back = read_points(path);
+    REQUIRE(back.size() == 1);
+    require_same(ok, back[0]);
+    const Table s = read_sweep(path);
+    REQUIRE(s.rows().size() == 1);
+    CHECK(s.get_string(0, "status") == "ok");
+  }
+}
+
+TEST_CASE("empty tables and traces are still written", "[stats][hdf5]") {
+  TempDir tmp;
+  const std::string path = tmp.file("empty.h5");
+  PointResult p;
+  p.id = 0;
+  p.layers.set_columns({{"index", "", "layer index", ColumnType::kInt},
+                        {"op", "", "operation", ColumnType::kString}});
+  p.units.emplace_back("noc", "one row per router");
+  p.units.back().set_columns({{"bytes", "B", "bytes routed", ColumnType::kFloat}});
+  p.units.emplace_back("nothing", "a table without columns is skipped");
+  p.trace.enabled = true;
+  RunMeta meta;  // no swept paths
+  {
+    ResultsWriter w(path, meta);
+    w.write_point(p);
+    w.commit();
+  }
+  const auto back = read_points(path);
+  REQUIRE(back.size() == 1);
+  require_same(p.layers, back[0].layers);
+  REQUIRE(back[0].units.size() == 1);
+  require_same(p.units[0], back[0].units[0]);
+  CHECK(back[0].trace.enabled);
+  CHECK(back[0].trace.events.empty());
+  CHECK(read_meta(path).swept_paths.empty());
+  CHECK(read_sweep(path).rows().size() == 1);
+}
+
+TEST_CASE("results file errors", "[stats][hdf5]") {
+  TempDir tmp;
+  SECTION("a missing directory is a SimError naming the file") {
+    const std::string path = tmp.file("no/such/dir/r.h5");
+    CHECK_THROWS_AS(ResultsWriter(path, RunMeta{}), systole::SimError);
+    CHECK_THROWS_WITH(ResultsWriter(path, RunMeta{}),
+                      Catch::Contains("cannot create results file '" + path + ".partial'"));
+  }
+  SECTION("bad trace indices are reported, and the point is not kept") {
+    const std::string path = tmp.file("r.h5");
+    ResultsWriter w(path, RunMeta{});
+    PointResult p = make_point(0, "1", "1B/s", "ws");
+    p.trace.events[5].unit = 3;
+    CHECK_THROWS_AS(w.write_point(p), systole::SimError);
+    w.commit();
+    CHECK(read_points(path).empty());
+  }
+  SECTION("reading a missing or foreign file is a ConfigError") {
+    CHECK_THROWS_AS(read_points(tmp.file("missing.h5")), systole::ConfigError);
+    { std::ofstream(tmp.file("text.h5")) << "not hdf5"; }
+    CHECK_THROWS_AS(read_meta(tmp.file("text.h5")), systole::ConfigError);
+    CHECK_THROWS_WITH(read_points(tmp.file("text.h5")), Catch::Contains("not an HDF5 file"));
+  }
+}

@@ -1,0 +1,20 @@
+# systole_library(NAME SOURCES ... LINKS ...): a static layer library with the repo root on the
+# include path, so headers are included as "sim/core/units.h", "models/mxu/mxu_timing.h", ...
+function(systole_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LINKS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/generated)
+  target_link_libraries(${name} PUBLIC ${ARG_LINKS})
+endfunction()
+
+# systole_test(NAME SOURCES ... LINKS ...): a Catch2 test executable (Catch's own main; a dummy
+# sc_main satisfies libsystemc). Each TEST_CASE runs in its own process under ctest, so each
+# SystemC testbench gets one elaboration.
+function(systole_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LINKS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_LINKS} systole_test_main)
+  catch_discover_tests(${name}
+    PROPERTIES ENVIRONMENT "SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1;SYSTOLE_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
+               LABELS "${ARG_LABELS}")
+endfunction()

@@ -1,0 +1,17 @@
+#pragma once
+// Lowers a mapped GEMM to the chip program: per core, for each (n tile, m tile) output tile,
+// for each k step: two DMA loads (A and B tiles into one of two VMEM slots) and one matmul per
+// MXU on its slice of the n tile; after the last k step, a DMA store of the output tile.
+// Double buffering is expressed as dependencies: a load into a slot waits for the matmuls that
+// last read that slot; the first matmul of an output tile waits for the store of the tile that
+// used the same accumulator buffer two tiles earlier.
+
+#include "models/common/program.h"
+#include "workloads/mapping/tpu_gemm_mapping.h"
+
+namespace systole::workloads {
+
+models::Program lower_gemm(const models::TpuChipConfig& chip, const Layer& layer,
+                           const GemmMapping& mapping);
+
+}  // namespace systole::workloads

@@ -1,0 +1,121 @@
+#include "workloads/mapping/tpu_gemm_mapping.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "models/mxu/mxu_timing.h"
+#include "sim/core/units.h"
+
+namespace systole::workloads {
+
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::int64_t round_up(std::int64_t a, std::int64_t b) { return ceil_div(a, b) * b; }
+
+constexpr std::uint64_t kAccBytes = 4;  // fp32 / int32 accumulators
+
+std::uint64_t footprint(const models::TpuChipConfig&, std::int64_t tm, std::int64_t tn,
+                        std::int64_t tk, std::uint64_t eb) {
+  const auto m = static_cast<std::uint64_t>(tm), n = static_cast<std::uint64_t>(tn),
+             k = static_cast<std::uint64_t>(tk);
+  return 2 * (m * k + k * n) * eb + 2 * m * n * kAccBytes;
+}
+
+}  // namespace
+
+std::string GemmMapping::tile_text() const { return fmt::format("{}x{}x{}", tm, tn, tk); }
+
+GemmBounds gemm_bounds(const models::TpuChipConfig& chip, const Layer& l) {
+  GemmBounds b;
+  const auto eb = models::dtype_bytes(l.dtype);
+  const auto M = static_cast<std::uint64_t>(l.rows()), N = static_cast<std::uint64_t>(l.n),
+             K = static_cast<std::uint64_t>(l.k);
+  b.macs = l.macs();
+  b.compute_cycles = static_cast<double>(b.macs) / static_cast<double>(chip.peak_macs_per_cycle());
+  b.compulsory_bytes = (M * K + K * N + M * N) * eb;
+  const double bytes_per_cycle = chip.hbm.bandwidth.value() / chip.clock.value();
+  b.hbm_cycles = static_cast<double>(b.compulsory_bytes) / bytes_per_cycle;
+  b.roofline_cycles = std::max(b.compute_cycles, b.hbm_cycles);
+  b.intensity = 2.0 * static_cast<double>(b.macs) / static_cast<double>(b.compulsory_bytes);
+  b.bound = b.compute_cycles >= b.hbm_cycles ? "compute" : "hbm";
+  return b;
+}
+
+GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l) {
+  const models::MxuTiming mxu(chip.mxu);
+  const std::int64_t R = chip.mxu.rows, C = chip.mxu.cols, P = chip.mxus_per_core;
+  const std::int64_t M = l.rows(), N = l.n, K = l.k;
+  const auto eb = models::dtype_bytes(l.dtype);
+  const double bytes_per_cycle = chip.hbm.bandwidth.value() * chip.hbm.efficiency / chip.clock.value();
+
+  GemmMapping best;
+  best.rows = M;
+  best.bounds = gemm_bounds(chip, l);
+  // Split the larger of M and N over the cores.
+  best.split_n = N >= M;
+  const std::int64_t split = best.split_n ? N : M;
+  const std::int64_t unit = best.split_n ? C : 8;
+  best.cores_used = std::min<std::int64_t>(chip.tensor_cores, std::max<std::int64_t>(1, ceil_div(split, unit)));
+  best.core_extent = round_up(ceil_div(split, best.cores_used), unit);
+  best.cores_used = ceil_div(split, best.core_extent);
+  const std::int64_t core_m = best.split_n ? M : best.core_extent;
+  const std::int64_t core_n = best.split_n ? best.core_extent : N;
+
+  std::vector<std::int64_t> tms, tns, tks;
+  for (std::int64_t t = 8; t < 2 * core_m && t <= (1 << 16); t *= 2) tms.push_back(std::min(t, core_m));
+  for (std::int64_t j = 1; j <= 64; j *= 2) tns.push_back(std::min(C * P * j, round_up(core_n, C)));
+  for (std::int64_t j = 1; j <= 128; j *= 2) tks.push_back(std::min(R * j, round_up(K, R)));
+  auto dedup = [](std::vector<std::int64_t>& v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  };
+  dedup(tms);
+  dedup(tns);
+  dedup(tks);
+
+  const std::uint64_t vmem = chip.vmem.capacity.value();
+  double best_cost = INFINITY;
+  std::uint64_t smallest = ~0ull;
+  for (auto tm : tms)
+    for (auto tn : tns)
+      for (auto tk : tks) {
+        const std::uint64_t fp = footprint(chip, tm, tn, tk, eb);
+        smallest = std::min(smallest, fp);
+        if (fp > vmem) continue;
+        const std::int64_t mt = ceil_div(core_m, tm), nt = ceil_div(core_n, tn), kt = ceil_div(K, tk);
+        const std::int64_t slice = ceil_div(tn, P);
+        const auto step = mxu.matmul(static_cast<std::uint32_t>(tm), static_cast<std::uint32_t>(tk),
+                                     static_cast<std::uint32_t>(slice));
+        const double compute = static_cast<double>(mt * nt * kt) * static_cast<double>(step.occupancy.value()) +
+                               static_cast<double>(step.latency.value() + step.load.value());
+        // HBM traffic: each core reads its A rows once per n tile and its B columns once per
+        // m tile, and writes C once.
+        const double a = static_cast<double>(core_m) * K * nt, b = static_cast<double>(K) * core_n * mt,
+                     c = static_cast<double>(core_m) * core_n;
+        const double bytes = (a + b + c) * eb * static_cast<double>(best.cores_used);
+        const double hbm = bytes / bytes_per_cycle;
+        // Per-step overhead (DMA issue, exposed latency at tile boundaries) favours big tiles.
+        const double cost = std::max(compute, hbm) + 64.0 * static_cast<double>(mt * nt * kt);
+        if (cost < best_cost) {
+          best_cost = cost;
+          best.tm = tm;
+          best.tn = tn;
+          best.tk = tk;
+          best.vmem_bytes = fp;
+          best.estimated_cycles = std::max(compute, hbm);
+          best.bounds.planned_bytes = static_cast<std::uint64_t>(bytes);
+        }
+      }
+  if (best.tm == 0)
+    throw WorkloadError(fmt::format(
+        "{}: layer '{}' ({}) fits nowhere: its smallest tiling needs {} of VMEM, the core has {}",
+        l.origin.str(), l.name, l.shape(), format_quantity(static_cast<double>(smallest), Dimension::kBytes),
+        format_quantity(static_cast<double>(vmem), Dimension::kBytes)));
+  return best;
+}
+
+}  // namespace systole::workloads
