@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages Systole needs (only those missing), then
 # configures and builds the project in ./build.  Idempotent: safe to re-run.
 #
-#   tools/setup.sh            install + configure + build (Release)
+#   tools/setup.sh            install + configure + build (Release); simrun is build/bin/simrun
+#   tools/setup.sh --test     the same, then run the whole test suite (ctest)
 #   tools/setup.sh --deps     install packages only
 set -euo pipefail
 
@@ -30,3 +31,6 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 cmake --build "$build" -j "$jobs"
+if [ "${1:-}" = "--test" ]; then
+  ctest --test-dir "$build" --output-on-failure -j "$jobs"
+fi

@@ -28,7 +28,6 @@ void UnitModule::run() {
     const sc_core::sc_time begin = sc_core::sc_time_stamp();
     layer_.stall_ps += (begin - asked).to_seconds() * 1e12;
     const sc_core::sc_time latency = execute(op, deps_done);
-    layer_.busy_ps += (sc_core::sc_time_stamp() - begin).to_seconds() * 1e12;
     ++layer_.ops;
     const bool was_empty = retiring_.empty();
     retiring_.emplace_back(op_index, begin);

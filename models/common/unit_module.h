@@ -19,7 +19,7 @@ namespace systole::models {
 
 /// Per-unit counters, reset per layer by the owner (it keeps the running totals).
 struct UnitCounters {
-  double busy_ps = 0;     ///< occupancy
+  double busy_ps = 0;     ///< occupancy (for an MXU: streaming, not waiting for weights)
   double stall_ps = 0;    ///< waiting on dependencies with work queued
   std::uint64_t ops = 0;
   std::uint64_t bytes = 0;
@@ -50,8 +50,9 @@ class UnitModule : public sc_core::sc_module {
   virtual void end_layer();
 
  protected:
-  /// Executes `op`: spends its occupancy with wait(); returns the remaining latency until the
-  /// op's result is complete. `deps_done` is when its last dependency completed.
+  /// Executes `op`: spends its occupancy with wait() and adds it to counters().busy_ps; returns
+  /// the remaining latency until the op's result is complete. `deps_done` is when its last
+  /// dependency completed.
   virtual sc_core::sc_time execute(const Op& op, sc_core::sc_time deps_done) = 0;
   UnitCounters& counters() { return layer_; }
 

@@ -25,7 +25,9 @@ sc_core::sc_time MxuModule::execute(const Op& op, sc_core::sc_time deps_done) {
     layer_mxu_.load_exposed_ps += (ready - now).to_seconds() * 1e12;
     sc_core::wait(ready - now);
   }
-  sc_core::wait(period_ * static_cast<double>(c.occupancy.value()));
+  const sc_core::sc_time occupancy = period_ * static_cast<double>(c.occupancy.value());
+  sc_core::wait(occupancy);
+  counters().busy_ps += occupancy.to_seconds() * 1e12;
   layer_mxu_.macs += c.macs;
   layer_mxu_.folds += c.folds;
   layer_mxu_.mapping_weighted += c.mapping_efficiency * static_cast<double>(c.macs);

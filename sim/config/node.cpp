@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -239,8 +240,11 @@ std::string find_referenced_file(const std::string& name, const Origin& from,
     if (ok(p)) return p.string();
     tried.push_back(p.string());
   }
+  std::vector<std::string> unique;
+  for (const auto& t : tried)
+    if (std::find(unique.begin(), unique.end(), t) == unique.end()) unique.push_back(t);
   throw ConfigError(from, yaml_path,
-                    "file '" + name + "' not found (looked for " + join(tried, ", ") + ")");
+                    "file '" + name + "' not found (looked for " + join(unique, ", ") + ")");
 }
 
 Node resolve_bases(const Node& node, int depth) {

@@ -267,53 +267,57 @@ std::vector<std::string> column_field(const std::vector<Column>& cols, std::stri
   return out;
 }
 
-/// Compound dataset with packed fields. Numeric cells are converted between int and float; a
-/// string where a number belongs (or the reverse) is the caller's bug and is reported.
+/// Packed compound type of a table: 8 bytes per number, `width` bytes per string column.
+struct Layout {
+  std::vector<size_t> offset;
+  size_t size = 0;
+
+  Layout(const std::vector<Column>& cols, const std::vector<size_t>& width) {
+    for (size_t c = 0; c < cols.size(); ++c) {
+      offset.push_back(size);
+      size += width[c];
+    }
+  }
+  Hid type(const std::vector<Column>& cols, const std::vector<size_t>& width, bool file,
+           H5T_str_t pad) const {
+    Hid t = own(H5Tcreate(H5T_COMPOUND, std::max<size_t>(size, 1)), "table type");
+    for (size_t c = 0; c < cols.size(); ++c) {
+      Hid str = cols[c].type == ColumnType::kString ? str_type(width[c], pad) : Hid();
+      hid_t m = str;
+      if (cols[c].type == ColumnType::kInt) m = file ? H5T_STD_I64LE : H5T_NATIVE_INT64;
+      if (cols[c].type == ColumnType::kFloat) m = file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE;
+      check(H5Tinsert(t, cols[c].name.c_str(), offset[c], m), "table column " + cols[c].name);
+    }
+    return t;
+  }
+};
+
+/// Numeric cells are converted between int and float; a string where a number belongs (or the
+/// reverse) is the caller's bug and is reported.
 void write_table(hid_t loc, const std::string& name, const Table& t) {
   const auto& cols = t.columns();
   if (cols.empty()) return;
   check_name(name, "table");
   const std::string what = "writing table " + name;
   const auto& rows = t.rows();
-
-  std::vector<size_t> width(cols.size(), 8), offset(cols.size(), 0);
-  size_t row_size = 0;
+  std::vector<size_t> width(cols.size(), 8);
   for (size_t c = 0; c < cols.size(); ++c) {
-    if (cols[c].type == ColumnType::kString) {
-      width[c] = 1;
-      for (const auto& r : rows)
-        if (auto* s = std::get_if<std::string>(&r.at(c)))
-          width[c] = std::max(width[c], s->size() + 1);
-    }
-    offset[c] = row_size;
-    row_size += width[c];
+    if (cols[c].type != ColumnType::kString) continue;
+    width[c] = 1;
+    for (const auto& r : rows)
+      if (auto* s = std::get_if<std::string>(&r.at(c)))
+        width[c] = std::max(width[c], s->size() + 1);
   }
+  const Layout layout(cols, width);
 
-  Hid ftype = own(H5Tcreate(H5T_COMPOUND, row_size), what);
-  Hid mtype = own(H5Tcreate(H5T_COMPOUND, row_size), what);
-  for (size_t c = 0; c < cols.size(); ++c) {
-    Hid s;
-    hid_t ft = H5T_STD_I64LE, mt = H5T_NATIVE_INT64;
-    if (cols[c].type == ColumnType::kFloat) {
-      ft = H5T_IEEE_F64LE;
-      mt = H5T_NATIVE_DOUBLE;
-    } else if (cols[c].type == ColumnType::kString) {
-      s = str_type(width[c]);
-      ft = mt = s;
-    }
-    check(H5Tinsert(ftype, cols[c].name.c_str(), offset[c], ft), what + ", column " + cols[c].name);
-    check(H5Tinsert(mtype, cols[c].name.c_str(), offset[c], mt), what + ", column " + cols[c].name);
-  }
-
-  std::vector<unsigned char> buf(row_size * rows.size(), 0);
+  std::vector<unsigned char> buf(layout.size * rows.size(), 0);
   for (size_t r = 0; r < rows.size(); ++r) {
     for (size_t c = 0; c < cols.size(); ++c) {
-      const Cell& cell = rows[r].at(c);
-      unsigned char* dst = buf.data() + r * row_size + offset[c];
-      const auto* i = std::get_if<std::int64_t>(&cell);
-      const auto* d = std::get_if<double>(&cell);
-      const auto* s = std::get_if<std::string>(&cell);
-      if (cols[c].type == ColumnType::kString ? s == nullptr : s != nullptr)
+      unsigned char* dst = buf.data() + r * layout.size + layout.offset[c];
+      const auto* i = std::get_if<std::int64_t>(&rows[r][c]);
+      const auto* d = std::get_if<double>(&rows[r][c]);
+      const auto* s = std::get_if<std::string>(&rows[r][c]);
+      if ((cols[c].type == ColumnType::kString) != (s != nullptr))
         throw H5Failure(fmt::format("{}: row {} column '{}' holds a value of the wrong type", what,
                                     r, cols[c].name));
       if (cols[c].type == ColumnType::kInt) {
@@ -328,6 +332,8 @@ void write_table(hid_t loc, const std::string& name, const Table& t) {
     }
   }
 
+  Hid ftype = layout.type(cols, width, true, H5T_STR_NULLTERM);
+  Hid mtype = layout.type(cols, width, false, H5T_STR_NULLTERM);
   Hid ds = own(H5Dcreate2(loc, name.c_str(), ftype, space_1d(rows.size()), H5P_DEFAULT, H5P_DEFAULT,
                           H5P_DEFAULT),
                what);
@@ -348,9 +354,7 @@ Table read_table(hid_t loc, const std::string& name) {
   const auto descs = read_attr_strs(ds, "field_descriptions");
 
   std::vector<Column> cols(static_cast<size_t>(n));
-  std::vector<size_t> width(cols.size(), 8), offset(cols.size(), 0);
-  size_t row_size = 0;
-  std::vector<Hid> str_types;
+  std::vector<size_t> width(cols.size(), 8);
   for (size_t c = 0; c < cols.size(); ++c) {
     const auto m = static_cast<unsigned>(c);
     char* member = H5Tget_member_name(ftype, m);
@@ -359,38 +363,27 @@ Table read_table(hid_t loc, const std::string& name) {
     H5free_memory(member);
     if (c < units.size()) cols[c].unit = units[c];
     if (c < descs.size()) cols[c].description = descs[c];
-    const H5T_class_t cls = H5Tget_member_class(ftype, m);
+    Hid mt = own(H5Tget_member_type(ftype, m), what);
+    const H5T_class_t cls = H5Tget_class(mt);
     if (cls == H5T_INTEGER) {
       cols[c].type = ColumnType::kInt;
     } else if (cls == H5T_FLOAT) {
       cols[c].type = ColumnType::kFloat;
-    } else if (cls == H5T_STRING) {
+    } else if (cls == H5T_STRING && H5Tis_variable_str(mt) == 0) {
       cols[c].type = ColumnType::kString;
-      Hid mt = own(H5Tget_member_type(ftype, m), what);
-      if (H5Tis_variable_str(mt) > 0) throw H5Failure(what + ": variable-length string column");
       width[c] = H5Tget_size(mt);
     } else {
-      throw H5Failure(
-          fmt::format("{}: column '{}' is neither integer, float nor string", what, cols[c].name));
+      throw H5Failure(fmt::format("{}: column '{}' is not an integer, float or fixed string", what,
+                                  cols[c].name));
     }
-    offset[c] = row_size;
-    row_size += width[c];
   }
-
-  Hid mtype = own(H5Tcreate(H5T_COMPOUND, std::max<size_t>(row_size, 1)), what);
-  for (size_t c = 0; c < cols.size(); ++c) {
-    hid_t mt = cols[c].type == ColumnType::kInt ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE;
-    if (cols[c].type == ColumnType::kString) {
-      str_types.push_back(str_type(width[c], H5T_STR_NULLPAD));
-      mt = str_types.back();
-    }
-    check(H5Tinsert(mtype, cols[c].name.c_str(), offset[c], mt), what);
-  }
+  const Layout layout(cols, width);
+  Hid mtype = layout.type(cols, width, false, H5T_STR_NULLPAD);
 
   Hid space = own(H5Dget_space(ds), what);
   const hssize_t rows = H5Sget_simple_extent_npoints(space);
   if (rows < 0) fail(what);
-  std::vector<unsigned char> buf(row_size * static_cast<size_t>(rows));
+  std::vector<unsigned char> buf(layout.size * static_cast<size_t>(rows));
   if (rows > 0) check(H5Dread(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()), what);
 
   Table t(name, read_attr_str(ds, "description"));
@@ -398,15 +391,15 @@ Table read_table(hid_t loc, const std::string& name) {
   for (size_t r = 0; r < static_cast<size_t>(rows); ++r) {
     std::vector<Cell> row;
     for (size_t c = 0; c < cols.size(); ++c) {
-      const unsigned char* src = buf.data() + r * row_size + offset[c];
+      const unsigned char* src = buf.data() + r * layout.size + layout.offset[c];
+      std::int64_t i;
+      double d;
       if (cols[c].type == ColumnType::kInt) {
-        std::int64_t v;
-        std::memcpy(&v, src, sizeof v);
-        row.emplace_back(v);
+        std::memcpy(&i, src, sizeof i);
+        row.emplace_back(i);
       } else if (cols[c].type == ColumnType::kFloat) {
-        double v;
-        std::memcpy(&v, src, sizeof v);
-        row.emplace_back(v);
+        std::memcpy(&d, src, sizeof d);
+        row.emplace_back(d);
       } else {
         const auto* p = reinterpret_cast<const char*>(src);
         row.emplace_back(std::string(p, strnlen(p, width[c])));
@@ -589,117 +582,78 @@ Cell default_cell(ColumnType t) {
   return std::string();
 }
 
-/// A swept column: int if every value is an integer, else float (base units) if every value is
-/// a quantity of one dimension, else the text as given. Points without the path get 0 / "".
-std::pair<Column, std::vector<Cell>> swept_column(const std::string& path,
-                                                  const std::map<int, SweepRow>& rows) {
-  std::vector<const std::string*> values;
-  for (const auto& [id, row] : rows) values.push_back(find_value(row, path));
+/// A swept column is int if every value is an integer, else float in base units if every value
+/// is a quantity of one dimension, else the text as given. Points without the path are skipped.
+Column swept_column(const std::string& path, const std::map<int, SweepRow>& rows) {
   bool all_int = true, all_num = true;
   std::set<Dimension> dims;
-  for (const auto* v : values) {
+  for (const auto& entry : rows) {
+    const std::string* v = find_value(entry.second, path);
     if (v == nullptr) continue;
     std::int64_t i;
     ParsedQuantity q;
     std::string why;
     all_int = all_int && parse_int(*v, i);
-    if (all_num && parse_quantity(*v, q, why))
-      dims.insert(q.dim);
-    else
-      all_num = false;
+    all_num = all_num && parse_quantity(*v, q, why);
+    dims.insert(q.dim);
   }
-  Column col{path, "", "swept parameter " + path, ColumnType::kString};
-  if (all_int)
-    col.type = ColumnType::kInt;
-  else if (all_num && dims.size() == 1)
-    col.type = ColumnType::kFloat;
-  if (col.type == ColumnType::kFloat) {
-    col.unit = base_unit(*dims.begin());
-    col.description += " in base units";
-  }
-  std::vector<Cell> cells;
-  for (const auto* v : values) {
-    if (v == nullptr) {
-      cells.push_back(default_cell(col.type));
-    } else if (col.type == ColumnType::kInt) {
-      std::int64_t i = 0;
-      parse_int(*v, i);
-      cells.emplace_back(i);
-    } else if (col.type == ColumnType::kFloat) {
-      ParsedQuantity q;
-      std::string why;
-      parse_quantity(*v, q, why);
-      cells.emplace_back(q.value);
-    } else {
-      cells.emplace_back(*v);
-    }
-  }
-  return {col, cells};
+  if (all_int) return {path, "", "swept parameter", ColumnType::kInt};
+  if (all_num && dims.size() == 1)
+    return {path, base_unit(*dims.begin()), "swept parameter, in base units", ColumnType::kFloat};
+  return {path, "", "swept parameter, as given", ColumnType::kString};
 }
 
-Cell coerce(const Cell& c, ColumnType t) {
-  const auto* i = std::get_if<std::int64_t>(&c);
-  const auto* d = std::get_if<double>(&c);
-  if (t == ColumnType::kInt && (i != nullptr || d != nullptr))
-    return i != nullptr ? *i : static_cast<std::int64_t>(*d);
-  if (t == ColumnType::kFloat && (i != nullptr || d != nullptr))
-    return d != nullptr ? *d : static_cast<double>(*i);
-  if (t == ColumnType::kString && std::holds_alternative<std::string>(c)) return c;
-  return default_cell(t);
+Cell swept_cell(const Column& col, const std::string* v) {
+  if (v == nullptr) return default_cell(col.type);
+  if (col.type == ColumnType::kString) return *v;
+  std::int64_t i = 0;
+  ParsedQuantity q;
+  std::string why;
+  if (col.type == ColumnType::kInt) return parse_int(*v, i) ? i : 0;
+  return parse_quantity(*v, q, why) ? q.value : 0.0;
+}
+
+/// The point's value of a metric column; numbers of the other numeric type are converted by
+/// write_table.
+Cell metric_cell(const Record& m, const Column& col) {
+  for (size_t i = 0; i < m.columns().size(); ++i)
+    if (m.columns()[i].name == col.name &&
+        (m.columns()[i].type == ColumnType::kString) == (col.type == ColumnType::kString))
+      return m.cells()[i];
+  return default_cell(col.type);
 }
 
 Table sweep_table(const RunMeta& meta, const std::map<int, SweepRow>& rows) {
   std::vector<std::string> paths = meta.swept_paths;
-  for (const auto& [id, row] : rows)
-    for (const auto& a : row.assignments)
+  for (const auto& entry : rows)
+    for (const auto& a : entry.second.assignments)
       if (std::find(paths.begin(), paths.end(), a.first) == paths.end()) paths.push_back(a.first);
 
   std::vector<Column> cols{{"point_id", "", "design point id (/points/<id>)", ColumnType::kInt}};
-  std::vector<std::vector<Cell>> columns(1);
-  for (const auto& [id, row] : rows) columns[0].emplace_back(std::int64_t{id});
-  for (const auto& p : paths) {
-    auto [col, cells] = swept_column(p, rows);
-    cols.push_back(col);
-    columns.push_back(std::move(cells));
-  }
-  auto add_fixed = [&](Column col, auto get) {
-    cols.push_back(col);
-    columns.emplace_back();
-    for (const auto& entry : rows) columns.back().emplace_back(get(entry.second));
-  };
-  add_fixed({"status", "", "ok or failed", ColumnType::kString},
-            [](const SweepRow& r) { return r.status; });
-  add_fixed({"error", "", "failure message", ColumnType::kString},
-            [](const SweepRow& r) { return r.error; });
-  add_fixed({"wall_seconds", "s", "wall-clock time of the point", ColumnType::kFloat},
-            [](const SweepRow& r) { return r.wall_seconds; });
-
+  for (const auto& p : paths) cols.push_back(swept_column(p, rows));
+  cols.push_back({"status", "", "ok or failed", ColumnType::kString});
+  cols.push_back({"error", "", "failure message", ColumnType::kString});
+  cols.push_back({"wall_seconds", "s", "wall-clock time of the point", ColumnType::kFloat});
   // Union of the metric columns in first-seen order; a name already used above is skipped.
+  const size_t first_metric = cols.size();
   std::set<std::string> used;
   for (const auto& c : cols) used.insert(c.name);
-  const size_t first_metric = cols.size();
-  for (const auto& [id, row] : rows)
-    for (const auto& c : row.metrics.columns())
+  for (const auto& entry : rows)
+    for (const auto& c : entry.second.metrics.columns())
       if (used.insert(c.name).second) cols.push_back(c);
-  for (size_t c = first_metric; c < cols.size(); ++c) {
-    columns.emplace_back();
-    for (const auto& [id, row] : rows) {
-      const auto& mc = row.metrics.columns();
-      auto it = std::find_if(mc.begin(), mc.end(),
-                             [&](const Column& m) { return m.name == cols[c].name; });
-      columns.back().push_back(
-          it == mc.end()
-              ? default_cell(cols[c].type)
-              : coerce(row.metrics.cells()[static_cast<size_t>(it - mc.begin())], cols[c].type));
-    }
-  }
 
   Table t("sweep", "one row per design point");
   t.set_columns(cols);
-  for (size_t r = 0; r < rows.size(); ++r) {
-    std::vector<Cell> row;
-    for (const auto& col : columns) row.push_back(col[r]);
-    t.add_row(std::move(row));
+  for (const auto& [id, row] : rows) {
+    std::vector<Cell> cells{std::int64_t{id}};
+    for (size_t p = 0; p < paths.size(); ++p)
+      cells.push_back(swept_cell(cols[p + 1], find_value(row, paths[p])));
+    cells.emplace_back(row.status);
+    cells.emplace_back(row.error);
+    cells.emplace_back(row.wall_seconds);
+    for (size_t c = first_metric; c < cols.size(); ++c)
+      cells.push_back(metric_cell(row.metrics, cols[c]));
+    t.add_row(std::move(cells));
   }
   return t;
 }
@@ -858,6 +812,7 @@ void ResultsWriter::write_point(const PointResult& r) {
     H5Ldelete(im.points, id.c_str(), H5P_DEFAULT);
     H5Ldelete(im.config, id.c_str(), H5P_DEFAULT);
     H5Eclear2(H5E_DEFAULT);
+    im.rows.erase(r.id);
     throw SimError(
         fmt::format("cannot write point {} to results file '{}': {}", id, partial_, e.what()));
   }

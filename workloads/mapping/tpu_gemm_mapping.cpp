@@ -112,7 +112,8 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l) {
       }
   if (best.tm == 0)
     throw WorkloadError(fmt::format(
-        "{}: layer '{}' ({}) fits nowhere: its smallest tiling needs {} of VMEM, the core has {}",
+        "{}: layer '{}' ({}) fits nowhere: its smallest tiling needs {} of VMEM, the core has {} "
+        "(raise system.chip.vmem.capacity)",
         l.origin.str(), l.name, l.shape(), format_quantity(static_cast<double>(smallest), Dimension::kBytes),
         format_quantity(static_cast<double>(vmem), Dimension::kBytes)));
   return best;

@@ -408,6 +408,12 @@ TEST_CASE("results file errors", "[stats][hdf5]") {
     w.commit();
     CHECK(read_points(path).empty());
   }
+  SECTION("duplicate trace unit names are reported") {
+    ResultsWriter w(tmp.file("r.h5"), RunMeta{});
+    PointResult p = make_point(0, "1", "1B/s", "ws");
+    p.trace.units = {"mxu0", "mxu0", "dma0"};
+    CHECK_THROWS_WITH(w.write_point(p), Catch::Contains("'mxu0' appears twice"));
+  }
   SECTION("reading a missing or foreign file is a ConfigError") {
     CHECK_THROWS_AS(read_points(tmp.file("missing.h5")), systole::ConfigError);
     { std::ofstream(tmp.file("text.h5")) << "not hdf5"; }

@@ -1,0 +1,208 @@
+// End-to-end: simrun runs experiments through the SystemC kernel and the results read back
+// from HDF5 obey the analytical bounds.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <map>
+
+#include "sim/config/node.h"
+#include "sim/stats/results_file.h"
+#include "tests/support/run.h"
+
+using namespace systole;
+using systole::test::TempDir;
+
+namespace {
+
+// The GEMM shapes of workloads/gemm_shapes.yaml, written out independently of the model.
+struct Shape {
+  double m, n, k;
+};
+const std::map<std::string, Shape> kShapes = {{"square_8k", {8192, 8192, 8192}},
+                                              {"decode_8x8k", {8, 8192, 8192}},
+                                              {"gpt3_mlp_up", {2048, 49152, 12288}},
+                                              {"bert_qkv", {8 * 512, 1024, 1024}}};
+
+double parse_bandwidth(const std::string& s) {  // "1.2TB/s" -> bytes/s
+  return std::stod(s) * 1e12;
+}
+
+const std::string kSmall = R"(
+base: )" + test::source_dir() + R"(/configs/presets/tpuv4_chip.yaml
+workload:
+  layers:
+    - {name: a, m: 256, n: 512, k: 384}
+    - {name: b, m: 8, n: 1024, k: 1024}
+)";
+
+}  // namespace
+
+TEST_CASE("simrun configs/tpuv4.yaml: results obey the compute and HBM bounds", "[e2e]") {
+  TempDir dir;
+  const auto r = test::simrun(test::source_dir() + "/configs/tpuv4.yaml -o out.h5 --jobs 2", dir);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  REQUIRE(std::filesystem::exists(dir.file("out.h5")));
+  REQUIRE_FALSE(std::filesystem::exists(dir.file("out.h5.partial")));
+  REQUIRE(r.out.find("square_8k") != std::string::npos);  // the summary table
+
+  const auto points = stats::read_points(dir.file("out.h5"));
+  REQUIRE(points.size() == 4);
+  bool saw_v4 = false;
+  for (const auto& p : points) {
+    REQUIRE(p.ok());
+    std::map<std::string, std::string> a(p.assignments.begin(), p.assignments.end());
+    const double rows = std::stod(a.at("system.chip.mxu.rows"));
+    const double cols = std::stod(a.at("system.chip.mxu.cols"));
+    const double bw = parse_bandwidth(a.at("system.chip.hbm.bandwidth"));
+    const double peak_macs = 2 * 4 * rows * cols;   // TensorCores x MXUs x PEs
+    const double bytes_per_cycle = bw / 1.05e9;
+    REQUIRE(p.layers.rows().size() == kShapes.size());
+    for (size_t i = 0; i < p.layers.rows().size(); ++i) {
+      const std::string name = p.layers.get_string(i, "layer");
+      const Shape s = kShapes.at(name);
+      const double cycles = static_cast<double>(p.layers.get_int(i, "cycles"));
+      const double compute = s.m * s.n * s.k / peak_macs;
+      const double hbm = (s.m * s.k + s.k * s.n + s.m * s.n) * 2 / bytes_per_cycle;
+      INFO("point " << p.id << " layer " << name << " cycles " << cycles << " compute " << compute
+                    << " hbm " << hbm);
+      CHECK(cycles >= std::floor(compute));
+      CHECK(cycles >= std::floor(hbm));
+      if (name == "square_8k" && rows == 128 && bw == 1.2e12) {
+        saw_v4 = true;
+        CHECK(cycles <= 1.10 * compute);  // TPU v4 runs a large square GEMM near peak
+      }
+    }
+  }
+  REQUIRE(saw_v4);
+
+  // The file has the layout of DESIGN.md §4.
+  const auto ls = test::run("h5ls -r " + dir.file("out.h5"), dir);
+  REQUIRE(ls.exit_code == 0);
+  for (const char* path : {"/meta ", "/config/0 ", "/sweep ", "/points/0/layers ",
+                           "/points/3/units/mxu ", "/points/3/units/dma ", "/points/3/units/memory "})
+    CHECK(ls.out.find(path) != std::string::npos);
+  const auto sweep = stats::read_sweep(dir.file("out.h5"));
+  REQUIRE(sweep.rows().size() == 4);
+  CHECK(sweep.column("system.chip.mxu.rows") >= 0);
+  CHECK(sweep.get_string(0, "status") == "ok");
+  const auto meta = stats::read_meta(dir.file("out.h5"));
+  CHECK(meta.experiment_name == "tpuv4-gemm");
+  CHECK(meta.command_line.find("tpuv4.yaml") != std::string::npos);
+}
+
+TEST_CASE("simrun writes an operation trace when asked", "[e2e]") {
+  TempDir dir;
+  dir.write("small.yaml", kSmall);
+  const auto r = test::simrun("small.yaml -o t.h5 -q -p output.trace=true", dir);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto points = stats::read_points(dir.file("t.h5"));
+  REQUIRE(points.size() == 1);
+  const auto& tr = points[0].trace;
+  REQUIRE(tr.enabled);
+  REQUIRE(!tr.events.empty());
+  const auto total = static_cast<std::uint64_t>(points[0].layers.get_int(0, "cycles") +
+                                                points[0].layers.get_int(1, "cycles"));
+  std::uint64_t matmul_bytes = 0, dma_bytes = 0;
+  for (const auto& e : tr.events) {
+    CHECK(e.begin <= e.end);
+    CHECK(e.end <= total);
+    CHECK(e.layer <= 1);
+    const std::string kind = tr.kinds.at(e.kind);
+    const std::string unit = tr.units.at(e.unit);
+    if (kind == "matmul") {
+      CHECK(unit.find("mxu") != std::string::npos);
+      matmul_bytes += e.bytes;
+    } else {
+      CHECK(unit.find("dma") != std::string::npos);
+      dma_bytes += e.bytes;
+    }
+  }
+  CHECK(matmul_bytes > 0);
+  // Every byte the DMA engines moved went through HBM.
+  const auto& mem = points[0].units.at(2);
+  REQUIRE(mem.name() == "memory");
+  CHECK(static_cast<std::uint64_t>(mem.get_int(0, "bytes_read") + mem.get_int(0, "bytes_written")) ==
+        dma_bytes);
+}
+
+TEST_CASE("a failing design point is recorded while the others finish", "[e2e]") {
+  TempDir dir;
+  dir.write("sweep.yaml", kSmall + "sweep:\n  system.chip.vmem.capacity: [16MiB, 2KiB]\n");
+  const auto r = test::simrun("sweep.yaml -o s.h5 -q", dir);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 1);  // some points failed, results still written
+  const auto points = stats::read_points(dir.file("s.h5"));
+  REQUIRE(points.size() == 2);
+  CHECK(points[0].ok());
+  CHECK(points[1].status == "failed");
+  CHECK(points[1].error.find("fits nowhere") != std::string::npos);
+  const auto sweep = stats::read_sweep(dir.file("s.h5"));
+  CHECK(sweep.get_string(1, "status") == "failed");
+  CHECK(sweep.get_string(1, "error").find("raise system.chip.vmem.capacity") != std::string::npos);
+}
+
+TEST_CASE("simrun --resume keeps finished points and runs only the rest", "[e2e]") {
+  TempDir dir;
+  dir.write("sweep.yaml", kSmall + "sweep:\n  system.chip.mxu.rows: [64, 128]\n");
+  auto r = test::simrun("sweep.yaml -o r.h5", dir);
+  REQUIRE(r.exit_code == 0);
+  const auto first = stats::read_points(dir.file("r.h5"));
+  r = test::simrun("sweep.yaml -o r.h5 --resume", dir);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("(0 to run") != std::string::npos);
+  const auto second = stats::read_points(dir.file("r.h5"));
+  REQUIRE(second.size() == first.size());
+  for (size_t i = 0; i < first.size(); ++i)
+    CHECK(second[i].layers.get_int(0, "cycles") == first[i].layers.get_int(0, "cycles"));
+  // A grown sweep runs only the new point.
+  dir.write("sweep.yaml", kSmall + "sweep:\n  system.chip.mxu.rows: [64, 128, 256]\n");
+  r = test::simrun("sweep.yaml -o r.h5 --resume", dir);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("(1 to run") != std::string::npos);
+  CHECK(stats::read_points(dir.file("r.h5")).size() == 3);
+}
+
+TEST_CASE("simrun --validate checks every point and writes nothing", "[e2e]") {
+  TempDir dir;
+  const auto r = test::simrun(test::source_dir() + "/configs/tpuv4.yaml --validate", dir);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("OK") != std::string::npos);
+  CHECK(r.out.find("4 design points") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir.file("results.h5")));
+}
+
+TEST_CASE("simrun -p overrides a config value and the resolved config is stored", "[e2e]") {
+  TempDir dir;
+  dir.write("small.yaml", kSmall);
+  const auto r = test::simrun("small.yaml -q -p system.chip.mxu.rows=64", dir);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto points = stats::read_points(dir.file("results.h5"));
+  const config::Node cfg = config::parse_yaml(points.at(0).config_yaml, "config");
+  const config::Node* rows = config::get_path(cfg, "system.chip.mxu.rows");
+  REQUIRE(rows);
+  CHECK(rows->text() == "64");
+  // Defaults are filled in: the run records everything it used.
+  const config::Node* lat = config::get_path(cfg, "system.chip.hbm.latency");
+  REQUIRE(lat);
+  CHECK(lat->text() == "500ns");
+}
+
+TEST_CASE("simrun --list and --describe come from the registry and schemas", "[e2e]") {
+  TempDir dir;
+  auto r = test::simrun("--list", dir);
+  REQUIRE(r.exit_code == 0);
+  for (const char* k : {"tpu_chip", "mxu", "hbm", "dma", "vmem", "cmem", "gemm"})
+    CHECK(r.out.find(k) != std::string::npos);
+  r = test::simrun("--describe hbm", dir);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("bandwidth") != std::string::npos);
+  CHECK(r.out.find("1.2TB/s") != std::string::npos);
+  r = test::simrun("--describe hbn", dir);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("did you mean 'hbm'") != std::string::npos);
+}

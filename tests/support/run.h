@@ -1,0 +1,65 @@
+#pragma once
+// Runs a shell command for end-to-end tests, capturing stdout, stderr and the exit code.
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "tests/support/paths.h"
+
+namespace systole::test {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// A fresh empty directory under the system temp dir, removed by the destructor.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    std::random_device rd;
+    path = std::filesystem::temp_directory_path() / ("systole-test-" + std::to_string(rd()));
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(path / name) << text;
+    return file(name);
+  }
+};
+
+inline CommandResult run(const std::string& cmd, const TempDir& dir) {
+  const std::string out = dir.file(".stdout"), err = dir.file(".stderr");
+  const int status = std::system((cmd + " >" + out + " 2>" + err).c_str());
+  CommandResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return r;
+}
+
+/// "simrun ARGS" run inside `dir`.
+inline CommandResult simrun(const std::string& args, const TempDir& dir) {
+  return run("cd " + dir.path.string() + " && " + simrun_path() + " " + args, dir);
+}
+
+}  // namespace systole::test

@@ -1,0 +1,111 @@
+// The GEMM mapping and lowering: tiles fit VMEM, the program computes every MAC exactly once,
+// moves at least the compulsory bytes, and only depends on earlier operations.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "models/mxu/mxu_timing.h"
+#include "sim/config/node.h"
+#include "workloads/lowering/tpu_gemm_lowering.h"
+
+using namespace systole;
+
+namespace {
+
+models::TpuChipConfig chip_with(const std::string& yaml) {
+  return models::TpuSystemConfig::schema().load(config::parse_yaml(yaml, "test"), "system").chip;
+}
+
+workloads::Layer gemm(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k) {
+  workloads::Layer l;
+  l.name = "g";
+  l.batch = batch;
+  l.m = m;
+  l.n = n;
+  l.k = k;
+  return l;
+}
+
+}  // namespace
+
+TEST_CASE("random GEMMs: tiles fit and the program covers every MAC once", "[unit][mapping]") {
+  std::mt19937_64 rng(2026);
+  std::uniform_int_distribution<int> dim(1, 3000), small(1, 4), mxu(0, 2);
+  const char* chips[] = {"chip: {}",  // TPU v4
+                         "chip: {tensor_cores: 1, mxus_per_core: 2, mxu: {rows: 32, cols: 16}, "
+                         "vmem: {capacity: 256KiB}, dma: {engines: 3}}",
+                         "chip: {tensor_cores: 3, mxus_per_core: 1, mxu: {rows: 7, cols: 5}, "
+                         "vmem: {capacity: 64KiB}}"};
+  for (int i = 0; i < 300; ++i) {
+    const auto chip = chip_with(chips[mxu(rng)]);
+    const auto l = gemm(small(rng), dim(rng) / (1 + small(rng)), dim(rng), dim(rng));
+    INFO("case " << i << ": " << l.shape());
+    const auto mp = workloads::map_gemm(chip, l);
+    REQUIRE(mp.vmem_bytes <= chip.vmem.capacity.value());
+    REQUIRE(mp.cores_used >= 1);
+    REQUIRE(mp.cores_used <= chip.tensor_cores);
+    const auto prog = workloads::lower_gemm(chip, l, mp);
+    std::uint64_t macs = 0, loaded = 0, stored = 0;
+    for (std::uint32_t j = 0; j < prog.ops.size(); ++j) {
+      const auto& op = prog.ops[j];
+      for (auto d : op.deps) REQUIRE(d < j);  // a DAG in program order: no deadlock possible
+      REQUIRE(op.unit < chip.units());
+      if (op.kind == models::OpKind::kMatmul) {
+        REQUIRE(chip.unit_name(op.unit).find("mxu") != std::string::npos);
+        REQUIRE(op.k <= static_cast<std::uint32_t>(mp.tk));
+        macs += static_cast<std::uint64_t>(op.m) * op.k * op.n;
+      } else {
+        REQUIRE(chip.unit_name(op.unit).find("dma") != std::string::npos);
+        (op.kind == models::OpKind::kLoad ? loaded : stored) += op.bytes;
+      }
+    }
+    REQUIRE(macs == l.macs());
+    const std::uint64_t M = static_cast<std::uint64_t>(l.rows()), N = static_cast<std::uint64_t>(l.n),
+                        K = static_cast<std::uint64_t>(l.k);
+    REQUIRE(stored == M * N * 2);            // C written exactly once
+    REQUIRE(loaded >= (M * K + K * N) * 2);  // A and B read at least once
+    REQUIRE(loaded + stored == mp.bounds.planned_bytes);
+  }
+}
+
+TEST_CASE("GEMM bounds: compute and HBM rooflines of the TPU v4 chip", "[unit][mapping]") {
+  const auto chip = chip_with("chip: {}");
+  // 8192^3: 2^39 MACs over 8 x 128 x 128 = 2^17 MACs per cycle = 2^22 cycles.
+  const auto sq = workloads::gemm_bounds(chip, gemm(1, 8192, 8192, 8192));
+  CHECK(sq.compute_cycles == 4194304.0);
+  CHECK(sq.bound == "compute");
+  // Decode 8 x 8192 x 8192 bf16: bytes = (8*8192 + 8192*8192 + 8*8192) * 2 = 134479872;
+  // at 1.2e12 B/s and 1.05e9 Hz: 134479872 / (1.2e12 / 1.05e9) = 117669.888 cycles.
+  const auto dec = workloads::gemm_bounds(chip, gemm(1, 8, 8192, 8192));
+  CHECK(dec.compulsory_bytes == 134479872u);
+  CHECK(dec.hbm_cycles == Approx(117669.888));
+  CHECK(dec.bound == "hbm");
+}
+
+TEST_CASE("a GEMM that fits nowhere names the layer and the sizes", "[unit][mapping]") {
+  const auto chip = chip_with("chip: {vmem: {capacity: 4KiB}}");
+  auto l = gemm(1, 1024, 1024, 1024);
+  l.name = "big";
+  l.origin = {"w.yaml", 3, 5};
+  REQUIRE_THROWS_WITH(workloads::map_gemm(chip, l),
+                      "w.yaml:3:5: layer 'big' (1024x1024x1024) fits nowhere: its smallest tiling "
+                      "needs 292 KiB of VMEM, the core has 4 KiB (raise system.chip.vmem.capacity)");
+}
+
+TEST_CASE("MXU fold timing", "[unit][mxu]") {
+  models::MxuConfig cfg;
+  cfg.rows = 128;
+  cfg.cols = 128;
+  const models::MxuTiming t(cfg);
+  // ws: folds = ceil(K/R) * ceil(N/C) = 2 * 3; each fold streams max(M, R) cycles.
+  auto c = t.matmul(1000, 200, 300);
+  CHECK(c.folds == 6);
+  CHECK(c.occupancy.value() == 6000);
+  CHECK(c.latency.value() == 254);
+  CHECK(c.load.value() == 128);
+  // mapping efficiency: (200 / 256) * (300 / 384)
+  CHECK(c.mapping_efficiency == Approx(200.0 / 256 * 300.0 / 384));
+  // A short stream cannot hide the next weight load: each fold costs R cycles.
+  c = t.matmul(8, 128, 128);
+  CHECK(c.occupancy.value() == 128);
+}
