@@ -30,7 +30,9 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
-cmake --build "$build" -j "$jobs"
 if [ "${1:-}" = "--test" ]; then
+  cmake --build "$build" -j "$jobs"
   ctest --test-dir "$build" --output-on-failure -j "$jobs"
+else
+  cmake --build "$build" -j "$jobs" --target simrun systole-trace
 fi

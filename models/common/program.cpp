@@ -4,9 +4,12 @@ namespace systole::models {
 
 const char* op_kind_name(OpKind k) {
   switch (k) {
-    case OpKind::kLoad: return "load";
-    case OpKind::kStore: return "store";
-    case OpKind::kMatmul: return "matmul";
+    case OpKind::kLoad:
+      return "load";
+    case OpKind::kStore:
+      return "store";
+    case OpKind::kMatmul:
+      return "matmul";
   }
   return "?";
 }

@@ -17,9 +17,9 @@ const char* op_kind_name(OpKind k);
 
 struct Op {
   OpKind kind = OpKind::kLoad;
-  std::uint16_t unit = 0;    ///< executing unit (index into the chip's unit list)
-  std::uint8_t memory = 0;   ///< DMA: 0 = HBM, 1 = CMEM
-  std::uint64_t bytes = 0;   ///< DMA: bytes moved; matmul: operand bytes read from VMEM
+  std::uint16_t unit = 0;             ///< executing unit (index into the chip's unit list)
+  std::uint8_t memory = 0;            ///< DMA: 0 = HBM, 1 = CMEM
+  std::uint64_t bytes = 0;            ///< DMA: bytes moved; matmul: operand bytes read from VMEM
   std::uint32_t m = 0, k = 0, n = 0;  ///< matmul shape
   std::vector<std::uint32_t> deps;    ///< ops (indices into Program::ops) that must finish first
 };

@@ -19,8 +19,8 @@ namespace systole::models {
 
 /// Per-unit counters, reset per layer by the owner (it keeps the running totals).
 struct UnitCounters {
-  double busy_ps = 0;     ///< occupancy (for an MXU: streaming, not waiting for weights)
-  double stall_ps = 0;    ///< waiting on dependencies with work queued
+  double busy_ps = 0;   ///< occupancy (for an MXU: streaming, not waiting for weights)
+  double stall_ps = 0;  ///< waiting on dependencies with work queued
   std::uint64_t ops = 0;
   std::uint64_t bytes = 0;
   void add(const UnitCounters& o) {

@@ -10,8 +10,8 @@ const config::SchemaOf<HbmConfig>& HbmConfig::schema() {
     config::SchemaOf<HbmConfig> b("hbm", "high-bandwidth main memory (bandwidth/latency model)");
     b.bytes("capacity", &HbmConfig::capacity, std::string("32GiB"), Bytes(1ull << 20),
             Bytes(1ull << 44), "capacity")
-        .bandwidth("bandwidth", &HbmConfig::bandwidth, std::string("1.2TB/s"),
-                   BytesPerSecond(1e6), BytesPerSecond(1e15), "peak bandwidth")
+        .bandwidth("bandwidth", &HbmConfig::bandwidth, std::string("1.2TB/s"), BytesPerSecond(1e6),
+                   BytesPerSecond(1e15), "peak bandwidth")
         .time("latency", &HbmConfig::latency, std::string("500ns"), 0, 1e-3,
               "unloaded access latency")
         .real("efficiency", &HbmConfig::efficiency, 1.0, 0.01, 1.0,

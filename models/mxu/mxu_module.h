@@ -11,8 +11,8 @@ namespace systole::models {
 struct MxuCounters {
   std::uint64_t macs = 0;
   std::uint64_t folds = 0;
-  double load_exposed_ps = 0;        ///< stationary-tile shifting the array waited for
-  double mapping_weighted = 0;       ///< sum of mapping efficiency x MACs
+  double load_exposed_ps = 0;   ///< stationary-tile shifting the array waited for
+  double mapping_weighted = 0;  ///< sum of mapping efficiency x MACs
   void add(const MxuCounters& o) {
     macs += o.macs;
     folds += o.folds;

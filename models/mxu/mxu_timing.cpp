@@ -14,9 +14,21 @@ MatmulCost MxuTiming::matmul(std::uint32_t m, std::uint32_t k, std::uint32_t n) 
   // Spatial rows / spatial columns / streamed dimension of each dataflow.
   std::uint64_t sr = k, sc = n, t = m;
   switch (cfg_.dataflow) {
-    case Dataflow::kWeightStationary: sr = k; sc = n; t = m; break;
-    case Dataflow::kOutputStationary: sr = m; sc = n; t = k; break;
-    case Dataflow::kInputStationary: sr = k; sc = m; t = n; break;
+    case Dataflow::kWeightStationary:
+      sr = k;
+      sc = n;
+      t = m;
+      break;
+    case Dataflow::kOutputStationary:
+      sr = m;
+      sc = n;
+      t = k;
+      break;
+    case Dataflow::kInputStationary:
+      sr = k;
+      sc = m;
+      t = n;
+      break;
   }
   MatmulCost c;
   const std::uint64_t fr = ceil_div(sr, R), fc = ceil_div(sc, C);

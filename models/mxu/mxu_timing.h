@@ -15,9 +15,9 @@ namespace systole::models {
 struct MatmulCost {
   std::uint64_t folds = 0;
   std::uint64_t macs = 0;
-  Cycles occupancy{0};   ///< cycles the array accepts inputs for this matmul
-  Cycles latency{0};     ///< pipeline fill/drain after the last input
-  Cycles load{0};        ///< cycles to shift one stationary tile in (exposed when not overlapped)
+  Cycles occupancy{0};  ///< cycles the array accepts inputs for this matmul
+  Cycles latency{0};    ///< pipeline fill/drain after the last input
+  Cycles load{0};       ///< cycles to shift one stationary tile in (exposed when not overlapped)
   double mapping_efficiency = 0;  ///< PEs holding real data / PEs, averaged over folds
 };
 

@@ -20,15 +20,14 @@ config::SchemaOf<SramConfig> make(const char* name, const char* doc, const char*
 // Bandwidths and latencies are not published; the defaults below are placeholders chosen so
 // VMEM never limits the MXUs (FACTS.md §A.4: VMEM<->MXU ~22x HBM bandwidth on v5e).
 const config::SchemaOf<SramConfig>& SramConfig::vmem_schema() {
-  static const auto s = make("vmem", "per-core vector memory (software-managed SRAM)", "16MiB",
-                             "26TB/s", "5ns", 32);
+  static const auto s =
+      make("vmem", "per-core vector memory (software-managed SRAM)", "16MiB", "26TB/s", "5ns", 32);
   return s;
 }
 
 const config::SchemaOf<SramConfig>& SramConfig::cmem_schema() {
-  static const auto s =
-      make("cmem", "chip-level common memory shared by the TensorCores", "128MiB", "2.4TB/s",
-           "50ns", 64);
+  static const auto s = make("cmem", "chip-level common memory shared by the TensorCores", "128MiB",
+                             "2.4TB/s", "50ns", 64);
   return s;
 }
 

@@ -52,8 +52,8 @@ po::options_description visible_options() {
       "resume", "keep the points already in the results file, run only the rest")(
       "validate", "check the experiment and every design point, run nothing")(
       "list", "list the registered component kinds")(
-      "describe", po::value<std::string>(), "print the parameters of a kind")(
-      "quiet,q", "print errors only");
+      "describe", po::value<std::string>(), "print the parameters of a kind")("quiet,q",
+                                                                              "print errors only");
   return d;
 }
 
@@ -146,16 +146,19 @@ int run_experiment(const Options& o, const std::string& command_line) {
   Validated v = validate_points(reg, ex);
   const auto swept = sweep::swept_paths(ex.sweep);
   if (o.validate) {
-    std::cout << fmt::format("{}: OK — {} design point{}, {} layer{}{}\n", o.experiment,
-                             v.points.size(), v.points.size() == 1 ? "" : "s", v.layers,
-                             v.layers == 1 ? "" : "s",
-                             v.unrunnable.empty() ? "" : fmt::format(", {} point(s) will fail to map", v.unrunnable.size()));
-    for (const auto& [id, why] : v.unrunnable) std::cout << fmt::format("  point {}: {}\n", id, why);
+    std::cout << fmt::format(
+        "{}: OK — {} design point{}, {} layer{}{}\n", o.experiment, v.points.size(),
+        v.points.size() == 1 ? "" : "s", v.layers, v.layers == 1 ? "" : "s",
+        v.unrunnable.empty() ? ""
+                             : fmt::format(", {} point(s) will fail to map", v.unrunnable.size()));
+    for (const auto& [id, why] : v.unrunnable)
+      std::cout << fmt::format("  point {}: {}\n", id, why);
     return 0;
   }
 
   const std::string out = !o.output.empty() ? o.output : ex.output.file;
-  const int jobs = o.jobs ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int jobs =
+      o.jobs ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const bool tty = ::isatty(STDOUT_FILENO) && !o.quiet;
 
   // --resume: keep finished points of a previous (complete or interrupted) run.
@@ -195,9 +198,10 @@ int run_experiment(const Options& o, const std::string& command_line) {
       writer.write_point(kept[p.id]);
       results.push_back(std::move(kept[p.id]));
     } else if (v.unrunnable.count(p.id)) {
-      stats::PointResult r = sweep::run_point_here(p, [&](const sweep::Point&) -> stats::PointResult {
-        throw WorkloadError(v.unrunnable[p.id]);
-      });
+      stats::PointResult r =
+          sweep::run_point_here(p, [&](const sweep::Point&) -> stats::PointResult {
+            throw WorkloadError(v.unrunnable[p.id]);
+          });
       writer.write_point(r);
       results.push_back(std::move(r));
     } else {
@@ -213,8 +217,11 @@ int run_experiment(const Options& o, const std::string& command_line) {
   const auto t0 = std::chrono::steady_clock::now();
   size_t done = results.size(), failed = 0;
   for (const auto& r : results) failed += !r.ok();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-  if (tty) std::cout << "\r" << stats::progress_line(done, v.points.size(), failed, 0) << std::flush;
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  if (tty)
+    std::cout << "\r" << stats::progress_line(done, v.points.size(), failed, 0) << std::flush;
   const bool trace = ex.output.trace;
   sweep::run_points(
       todo, [&](const sweep::Point& p) { return simulate_point(reg, p, trace); }, {jobs},
@@ -223,12 +230,15 @@ int run_experiment(const Options& o, const std::string& command_line) {
         failed += !r.ok();
         writer.write_point(r);
         results.push_back(std::move(r));
-        if (tty) std::cout << "\r" << stats::progress_line(done, v.points.size(), failed, elapsed()) << std::flush;
+        if (tty)
+          std::cout << "\r" << stats::progress_line(done, v.points.size(), failed, elapsed())
+                    << std::flush;
       });
   if (tty) std::cout << "\r\033[K" << std::flush;
   writer.commit();
 
-  std::sort(results.begin(), results.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  std::sort(results.begin(), results.end(),
+            [](const auto& a, const auto& b) { return a.id < b.id; });
   if (ex.output.summary && !o.quiet) {
     std::cout << "\n" << stats::points_summary(results, swept);
     if (results.size() <= 8) {
@@ -239,8 +249,8 @@ int run_experiment(const Options& o, const std::string& command_line) {
     }
   }
   if (!o.quiet)
-    std::cout << fmt::format("\nwrote {} ({} point{}, {} failed) in {:.2f} s\n", out, results.size(),
-                             results.size() == 1 ? "" : "s", failed, elapsed());
+    std::cout << fmt::format("\nwrote {} ({} point{}, {} failed) in {:.2f} s\n", out,
+                             results.size(), results.size() == 1 ? "" : "s", failed, elapsed());
   return failed ? 1 : 0;
 }
 

@@ -20,8 +20,8 @@ const SchemaOf<OutputConfig>& OutputConfig::schema() {
 }
 
 const std::vector<std::string>& experiment_keys() {
-  static const std::vector<std::string> k = {"name", "description", "system",
-                                             "workload", "sweep", "output"};
+  static const std::vector<std::string> k = {"name",     "description", "system",
+                                             "workload", "sweep",       "output"};
   return k;
 }
 
@@ -46,9 +46,9 @@ Experiment load_experiment(const std::string& path, const std::vector<std::strin
   ex.file = path;
   Node raw = load_yaml_file(path);
   if (!raw.is_map())
-    throw ConfigError(raw.origin(), "",
-                      fmt::format("expected a mapping with 'system:' and 'workload:', got {}",
-                                  raw.kind_name()));
+    throw ConfigError(
+        raw.origin(), "",
+        fmt::format("expected a mapping with 'system:' and 'workload:', got {}", raw.kind_name()));
   Node root = resolve_bases(raw);
 
   for (const auto& e : root.entries()) {
@@ -78,8 +78,7 @@ Experiment load_experiment(const std::string& path, const std::vector<std::strin
   for (const char* required : {"system", "workload"}) {
     const Node* n = root.find(required);
     if (!n || n->is_null())
-      throw ConfigError(root.origin().file.empty() ? Origin{path} : Origin{path, 1, 1}, required,
-                        fmt::format("missing '{}:' section", required));
+      throw ConfigError(Origin{path}, required, fmt::format("missing '{}:' section", required));
   }
   if (const Node* n = root.find("name")) ex.name = to_string(*n, "name");
   if (const Node* n = root.find("description")) ex.description = to_string(*n, "description");

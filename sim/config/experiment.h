@@ -13,18 +13,18 @@
 namespace systole::config {
 
 struct OutputConfig {
-  std::string file;   // results file; "-o" overrides
-  bool trace = false;  // per-operation event trace in /points/<id>/trace
+  std::string file;     // results file; "-o" overrides
+  bool trace = false;   // per-operation event trace in /points/<id>/trace
   bool summary = true;  // text summary on stdout
   static const SchemaOf<OutputConfig>& schema();
 };
 
 struct Experiment {
-  std::string file;         // the experiment file as given
+  std::string file;  // the experiment file as given
   std::string name;
   std::string description;
-  Node root;                // resolved tree (bases merged, -p applied), `sweep` removed
-  Node sweep;               // the sweep mapping, or null
+  Node root;   // resolved tree (bases merged, -p applied), `sweep` removed
+  Node sweep;  // the sweep mapping, or null
   OutputConfig output;
 };
 

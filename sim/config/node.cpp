@@ -37,10 +37,14 @@ Node Node::seq(Origin origin) {
 
 const char* Node::kind_name() const {
   switch (kind_) {
-    case Kind::kNull: return "nothing";
-    case Kind::kScalar: return "a value";
-    case Kind::kSeq: return "a list";
-    case Kind::kMap: return "a mapping";
+    case Kind::kNull:
+      return "nothing";
+    case Kind::kScalar:
+      return "a value";
+    case Kind::kSeq:
+      return "a list";
+    case Kind::kMap:
+      return "a mapping";
   }
   return "?";
 }
@@ -128,7 +132,7 @@ Origin origin_of(const YAML::Mark& m, const std::string& file) {
   return {file, m.line + 1, m.column + 1};
 }
 
-Node convert(const YAML::Node& y, const std::string& file) {
+Node convert(const YAML::Node& y, const std::string& file, const std::string& path) {
   const Origin o = origin_of(y.Mark(), file);
   switch (y.Type()) {
     case YAML::NodeType::Undefined:
@@ -142,21 +146,23 @@ Node convert(const YAML::Node& y, const std::string& file) {
       return Node::scalar(y.Scalar(), o);
     case YAML::NodeType::Sequence: {
       Node n = Node::seq(o);
-      for (const auto& item : y) n.push_back(convert(item, file));
+      size_t i = 0;
+      for (const auto& item : y)
+        n.push_back(convert(item, file, path + "[" + std::to_string(i++) + "]"));
       return n;
     }
     case YAML::NodeType::Map: {
       Node n = Node::map(o);
       for (const auto& kv : y) {
         const Origin ko = origin_of(kv.first.Mark(), file);
-        if (!kv.first.IsScalar())
-          throw ConfigError(ko, "", "mapping keys must be plain names");
+        if (!kv.first.IsScalar()) throw ConfigError(ko, "", "mapping keys must be plain names");
         const std::string key = kv.first.Scalar();
+        const std::string sub = path.empty() ? key : path + "." + key;
         if (const auto* prev = n.find_entry(key))
-          throw ConfigError(ko, key,
-                            "duplicate key (first given at line " +
-                                std::to_string(prev->key_origin.line) + ")");
-        n.entries().push_back({key, ko, convert(kv.second, file)});
+          throw ConfigError(
+              ko, sub,
+              "duplicate key (first given at line " + std::to_string(prev->key_origin.line) + ")");
+        n.entries().push_back({key, ko, convert(kv.second, file, sub)});
       }
       return n;
     }
@@ -179,7 +185,7 @@ Node parse_yaml(const std::string& text, const std::string& name) {
   } catch (const YAML::Exception& e) {
     throw ConfigError(origin_of(e.mark, name), "", "YAML syntax error: " + e.msg);
   }
-  return convert(y, name);
+  return convert(y, name, "");
 }
 
 Node load_yaml_file(const std::string& path, const Origin& referenced_from) {
@@ -259,12 +265,11 @@ Node resolve_bases(const Node& node, int depth) {
   const Node::Entry* base = node.find_entry("base");
   if (base) {
     if (!base->value.is_scalar())
-      throw ConfigError(base->value.origin(), "base", "expected a file name, got " +
-                                                          std::string(base->value.kind_name()));
+      throw ConfigError(base->value.origin(), "base",
+                        "expected a file name, got " + std::string(base->value.kind_name()));
     const std::string file = find_referenced_file(base->value.text(), base->value.origin(), "base");
     Node loaded = load_yaml_file(file, base->value.origin());
-    if (!loaded.is_map())
-      throw ConfigError(loaded.origin(), "", "a base file must hold a mapping");
+    if (!loaded.is_map()) throw ConfigError(loaded.origin(), "", "a base file must hold a mapping");
     result = resolve_bases(loaded, depth + 1);
   }
   for (const auto& e : node.entries()) {
@@ -311,16 +316,16 @@ void set_path(Node& root, const std::string& path, Node value) {
     const auto& s = steps[i];
     if (s.key.empty()) {
       if (!cur->is_seq() || s.index < 0 || static_cast<size_t>(s.index) >= cur->items().size())
-        throw ConfigError(value.origin(), path, "index [" + std::to_string(s.index) +
-                                                    "] is out of range");
+        throw ConfigError(value.origin(), path,
+                          "index [" + std::to_string(s.index) + "] is out of range");
       cur = &cur->items()[static_cast<size_t>(s.index)];
       if (last) *cur = std::move(value);
       continue;
     }
     if (!cur->is_map()) {
       if (!cur->is_null())
-        throw ConfigError(value.origin(), path, "cannot set '" + s.key + "' inside " +
-                                                    cur->kind_name());
+        throw ConfigError(value.origin(), path,
+                          "cannot set '" + s.key + "' inside " + cur->kind_name());
       *cur = Node::map(value.origin());
     }
     Node* next = cur->find(s.key);

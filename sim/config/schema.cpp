@@ -1,8 +1,8 @@
 #include "sim/config/schema.h"
 
+#include <fmt/format.h>
 #include <cmath>
 #include <cstdlib>
-#include <fmt/format.h>
 
 #include "sim/core/text.h"
 
@@ -12,22 +12,30 @@ namespace {
 
 const Node& expect_scalar(const Node& n, const std::string& path, const char* what) {
   if (!n.is_scalar())
-    throw ConfigError(n.origin(), path,
-                      fmt::format("expected {}, got {}", what, n.kind_name()));
+    throw ConfigError(n.origin(), path, fmt::format("expected {}, got {}", what, n.kind_name()));
   return n;
 }
 
 const char* type_label(ParamType t) {
   switch (t) {
-    case ParamType::kInt: return "integer";
-    case ParamType::kFloat: return "number";
-    case ParamType::kBool: return "bool";
-    case ParamType::kString: return "string";
-    case ParamType::kEnum: return "choice";
-    case ParamType::kBytes: return "size";
-    case ParamType::kFrequency: return "frequency";
-    case ParamType::kBandwidth: return "bandwidth";
-    case ParamType::kTime: return "time";
+    case ParamType::kInt:
+      return "integer";
+    case ParamType::kFloat:
+      return "number";
+    case ParamType::kBool:
+      return "bool";
+    case ParamType::kString:
+      return "string";
+    case ParamType::kEnum:
+      return "choice";
+    case ParamType::kBytes:
+      return "size";
+    case ParamType::kFrequency:
+      return "frequency";
+    case ParamType::kBandwidth:
+      return "bandwidth";
+    case ParamType::kTime:
+      return "time";
   }
   return "?";
 }
@@ -68,8 +76,8 @@ double to_float(const Node& n, const std::string& path, double min, double max) 
     throw ConfigError(n.origin(), path, fmt::format("expected a number, got '{}'", t));
   if (v < min || v > max)
     throw ConfigError(n.origin(), path,
-                      fmt::format("expected a number in [{}, {}], got {}", format_schema_double(min),
-                                  format_schema_double(max), t));
+                      fmt::format("expected a number in [{}, {}], got {}",
+                                  format_schema_double(min), format_schema_double(max), t));
   return v;
 }
 
@@ -92,8 +100,7 @@ double to_quantity(const Node& n, const std::string& path, Dimension dim, double
   if (!parse_quantity(t, q, why))
     throw ConfigError(n.origin(), path, fmt::format("expected {}: {}", what, why));
   if (q.dim == Dimension::kNone)
-    throw ConfigError(n.origin(), path,
-                      fmt::format("expected {}: '{}' has no unit", what, t));
+    throw ConfigError(n.origin(), path, fmt::format("expected {}: '{}' has no unit", what, t));
   if (q.dim != dim)
     throw ConfigError(n.origin(), path,
                       fmt::format("expected {}, got a {} ('{}')", what, dimension_name(q.dim), t));
@@ -130,20 +137,19 @@ const Schema::Entry* Schema::find(const std::string& key) const {
 void Schema::load_into(void* obj, const Node& node, const std::string& path) const {
   auto sub_path = [&](const std::string& k) { return path.empty() ? k : path + "." + k; };
   if (!node.is_map() && !node.is_null())
-    throw ConfigError(node.origin(), path,
-                      fmt::format("expected a mapping of {} parameters, got {}", name_,
-                                  node.kind_name()));
+    throw ConfigError(
+        node.origin(), path,
+        fmt::format("expected a mapping of {} parameters, got {}", name_, node.kind_name()));
   // Unknown keys first: a typo is the likeliest mistake.
   for (const auto& e : node.entries()) {
     if (find(e.key)) continue;
     bool ignored = false;
     for (const auto& k : ignored_keys_) ignored = ignored || k == e.key;
     if (ignored) continue;
-    throw ConfigError(e.key_origin, sub_path(e.key),
-                      fmt::format("unknown key for {}{}", name_, did_you_mean(e.key, keys())) +
-                          (close_matches(e.key, keys()).empty()
-                               ? "; allowed keys: " + join(keys())
-                               : ""));
+    throw ConfigError(
+        e.key_origin, sub_path(e.key),
+        fmt::format("unknown key for {}{}", name_, did_you_mean(e.key, keys())) +
+            (close_matches(e.key, keys()).empty() ? "; allowed keys: " + join(keys()) : ""));
   }
   for (const auto& e : entries_) {
     const Node* v = node.is_map() ? node.find(e.name) : nullptr;
@@ -173,8 +179,8 @@ void Schema::describe(std::ostream& os, const std::string& prefix) const {
       e.sub->describe(os, p);
       continue;
     }
-    std::string unit = e.unit.empty() ? type_label(e.type)
-                                      : fmt::format("{} [{}]", type_label(e.type), e.unit);
+    std::string unit =
+        e.unit.empty() ? type_label(e.type) : fmt::format("{} [{}]", type_label(e.type), e.unit);
     os << fmt::format("{:<34} {:<18} default {:<10} range {:<22} {}\n", p, unit,
                       e.default_text ? *e.default_text : "(required)", e.range_text, e.doc);
   }

@@ -38,12 +38,12 @@ class Schema {
     std::string doc;
     bool is_group = false;
     ParamType type = ParamType::kInt;
-    std::string unit;                        // "", "B", "Hz", "B/s", "s" or a count label
+    std::string unit;                         // "", "B", "Hz", "B/s", "s" or a count label
     std::optional<std::string> default_text;  // YAML spelling; nullopt = required
-    std::string range_text;                  // "[1, 4096]", "ws | os | is"
-    const Schema* sub = nullptr;             // group schema
+    std::string range_text;                   // "[1, 4096]", "ws | os | is"
+    const Schema* sub = nullptr;              // group schema
     std::function<void(void*, const Node&, const std::string&)> assign;
-    std::function<void*(void*)> member;      // group: address of the sub-struct
+    std::function<void*(void*)> member;  // group: address of the sub-struct
   };
 
   Schema(std::string name, std::string doc) : name_(std::move(name)), doc_(std::move(doc)) {}
@@ -96,8 +96,8 @@ class SchemaOf : public Schema {
     return *this;
   }
 
-  SchemaOf& real(const char* name, double T::*m, std::optional<double> def, double min,
-                 double max, const char* doc, const char* unit = "") {
+  SchemaOf& real(const char* name, double T::*m, std::optional<double> def, double min, double max,
+                 const char* doc, const char* unit = "") {
     Entry e = base(name, doc, ParamType::kFloat, unit);
     if (def) e.default_text = fmt_double(*def);
     e.range_text = "[" + fmt_double(min) + ", " + fmt_double(max) + "]";
@@ -231,11 +231,16 @@ class SchemaOf : public Schema {
   }
   static ParamType type_of(Dimension d) {
     switch (d) {
-      case Dimension::kBytes: return ParamType::kBytes;
-      case Dimension::kFrequency: return ParamType::kFrequency;
-      case Dimension::kBandwidth: return ParamType::kBandwidth;
-      case Dimension::kTime: return ParamType::kTime;
-      case Dimension::kNone: break;
+      case Dimension::kBytes:
+        return ParamType::kBytes;
+      case Dimension::kFrequency:
+        return ParamType::kFrequency;
+      case Dimension::kBandwidth:
+        return ParamType::kBandwidth;
+      case Dimension::kTime:
+        return ParamType::kTime;
+      case Dimension::kNone:
+        break;
     }
     return ParamType::kFloat;
   }

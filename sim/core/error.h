@@ -8,9 +8,9 @@ namespace systole {
 
 /// Where a value came from: a file position, or a synthetic origin such as "-p" or a sweep.
 struct Origin {
-  std::string file;  // path as given, or "<command line>", "<sweep>", "<default>"
-  int line = 0;      // 1-based; 0 when unknown
-  int column = 0;    // 1-based; 0 when unknown
+  std::string file;         // path as given, or "<command line>", "<sweep>", "<default>"
+  int line = 0;             // 1-based; 0 when unknown
+  int column = 0;           // 1-based; 0 when unknown
   std::string str() const;  // "file:line:col", "file:line" or "file"
 };
 
@@ -50,9 +50,10 @@ class SimError : public Error {
 };
 
 /// Internal invariant check with a message; never used for user input.
-[[noreturn]] void fail_invariant(const char* cond, const char* file, int line, const std::string& msg);
-#define SYSTOLE_ASSERT(cond, msg)                                              \
-  do {                                                                         \
+[[noreturn]] void fail_invariant(const char* cond, const char* file, int line,
+                                 const std::string& msg);
+#define SYSTOLE_ASSERT(cond, msg)                                             \
+  do {                                                                        \
     if (!(cond)) ::systole::fail_invariant(#cond, __FILE__, __LINE__, (msg)); \
   } while (0)
 

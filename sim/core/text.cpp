@@ -6,28 +6,33 @@
 namespace systole {
 
 int edit_distance(const std::string& a, const std::string& b) {
-  std::vector<int> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = static_cast<int>(j);
+  // Optimal string alignment distance: a swap of two neighbours ("bf61" for "bf16") costs 1.
+  auto eq = [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) ==
+           std::tolower(static_cast<unsigned char>(y));
+  };
+  std::vector<std::vector<int>> d(a.size() + 1, std::vector<int>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = static_cast<int>(i);
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = static_cast<int>(j);
   for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = static_cast<int>(i);
     for (size_t j = 1; j <= b.size(); ++j) {
-      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                        std::tolower(static_cast<unsigned char>(b[j - 1]));
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (same ? 0 : 1)});
+      d[i][j] = std::min(
+          {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (eq(a[i - 1], b[j - 1]) ? 0 : 1)});
+      if (i > 1 && j > 1 && eq(a[i - 1], b[j - 2]) && eq(a[i - 2], b[j - 1]))
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
-    std::swap(prev, cur);
   }
-  return prev[b.size()];
+  return d[a.size()][b.size()];
 }
 
 std::vector<std::string> close_matches(const std::string& word,
                                        const std::vector<std::string>& candidates, int max) {
   std::vector<std::pair<int, std::string>> scored;
-  const int limit = std::max(2, static_cast<int>(word.size()) / 3);
+  const int limit = std::max(1, static_cast<int>(word.size()) / 3);
   for (const auto& c : candidates) {
     int d = edit_distance(word, c);
-    const bool prefix = c.size() > 2 && word.size() > 2 &&
-                        (c.rfind(word, 0) == 0 || word.rfind(c, 0) == 0);
+    const bool prefix =
+        c.size() > 2 && word.size() > 2 && (c.rfind(word, 0) == 0 || word.rfind(c, 0) == 0);
     if (d <= limit || prefix) scored.emplace_back(prefix ? std::min(d, limit) : d, c);
   }
   std::stable_sort(scored.begin(), scored.end(),

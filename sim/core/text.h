@@ -6,7 +6,7 @@
 
 namespace systole {
 
-/// Levenshtein distance (case-insensitive).
+/// Edit distance with adjacent transpositions (optimal string alignment), case-insensitive.
 int edit_distance(const std::string& a, const std::string& b);
 
 /// Up to `max` candidates close to `word`, closest first; empty when none is plausibly meant.

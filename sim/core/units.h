@@ -16,8 +16,14 @@ class Quantity {
   constexpr explicit Quantity(Rep v) : v_(v) {}
   constexpr Rep value() const { return v_; }
 
-  constexpr Quantity& operator+=(Quantity o) { v_ += o.v_; return *this; }
-  constexpr Quantity& operator-=(Quantity o) { v_ -= o.v_; return *this; }
+  constexpr Quantity& operator+=(Quantity o) {
+    v_ += o.v_;
+    return *this;
+  }
+  constexpr Quantity& operator-=(Quantity o) {
+    v_ -= o.v_;
+    return *this;
+  }
   friend constexpr Quantity operator+(Quantity a, Quantity b) { return Quantity(a.v_ + b.v_); }
   friend constexpr Quantity operator-(Quantity a, Quantity b) { return Quantity(a.v_ - b.v_); }
   friend constexpr Quantity operator*(Quantity a, Rep k) { return Quantity(a.v_ * k); }
@@ -39,11 +45,11 @@ struct HzTag {};
 struct PicosTag {};
 struct BandwidthTag {};
 
-using Cycles = Quantity<CyclesTag, std::uint64_t>;           ///< clock cycles of one domain
-using Bytes = Quantity<BytesTag, std::uint64_t>;             ///< bytes
-using Hz = Quantity<HzTag, double>;                          ///< frequency
-using Picoseconds = Quantity<PicosTag, std::uint64_t>;       ///< simulated time
-using BytesPerSecond = Quantity<BandwidthTag, double>;       ///< bandwidth
+using Cycles = Quantity<CyclesTag, std::uint64_t>;      ///< clock cycles of one domain
+using Bytes = Quantity<BytesTag, std::uint64_t>;        ///< bytes
+using Hz = Quantity<HzTag, double>;                     ///< frequency
+using Picoseconds = Quantity<PicosTag, std::uint64_t>;  ///< simulated time
+using BytesPerSecond = Quantity<BandwidthTag, double>;  ///< bandwidth
 
 /// Period of one cycle at `f`, rounded to whole picoseconds (1050 MHz -> 952 ps).
 Picoseconds period_of(Hz f);
@@ -70,7 +76,8 @@ bool parse_quantity(const std::string& text, ParsedQuantity& out, std::string& w
 /// Examples of valid spellings for a dimension, for error messages: "16MiB, 512KB, 4096B".
 const char* unit_examples(Dimension d);
 
-/// Formats a value for people: 1.2e12 B/s -> "1.20 TB/s", 16777216 B -> "16 MiB".
+/// Formats a value for people (3 significant digits): 1.2e12 B/s -> "1.2 TB/s", 16777216 B -> "16
+/// MiB".
 std::string format_quantity(double value, Dimension d);
 
 }  // namespace systole

@@ -29,10 +29,10 @@ const Registry::Entry& Registry::get(const std::string& kind, const Origin& wher
   const Entry* e = find(kind);
   if (e && (category.empty() || e->category == category)) return *e;
   const auto options = kinds(category);
-  throw ConfigError(where, path,
-                    fmt::format("unknown {}kind '{}'{}; known kinds: {}",
-                                category.empty() ? "" : category + " ", kind,
-                                did_you_mean(kind, options), join(options)));
+  throw ConfigError(
+      where, path,
+      fmt::format("unknown {}kind '{}'{}; known kinds: {}", category.empty() ? "" : category + " ",
+                  kind, did_you_mean(kind, options), join(options)));
 }
 
 void Registry::throw_bad_factory(const std::string& kind) {

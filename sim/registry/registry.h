@@ -17,7 +17,7 @@ class Registry {
     std::string category;  // "system", "component", "memory", ...
     std::string summary;   // one line
     const config::Schema* schema = nullptr;
-    std::any factory;      // category-specific factory type; see factory<F>()
+    std::any factory;  // category-specific factory type; see factory<F>()
   };
 
   /// Adds a kind; throws SimError if it already exists.

@@ -30,13 +30,13 @@ struct Trace {
 
 struct PointResult {
   int id = 0;
-  std::string status = "ok";  // "ok" or "failed"
-  std::string error;          // failure message
-  std::string label;          // "path=value, ..."
+  std::string status = "ok";                                     // "ok" or "failed"
+  std::string error;                                             // failure message
+  std::string label;                                             // "path=value, ..."
   std::vector<std::pair<std::string, std::string>> assignments;  // swept path -> value text
   double wall_seconds = 0;
-  std::string config_yaml;   // fully resolved config of this point
-  Record metrics;            // key metrics for the /sweep row (total_cycles, ...)
+  std::string config_yaml;  // fully resolved config of this point
+  Record metrics;           // key metrics for the /sweep row (total_cycles, ...)
   Table layers{"layers", "one row per layer"};
   std::vector<Table> units;  // one table per unit kind
   Trace trace;

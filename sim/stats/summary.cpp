@@ -17,13 +17,16 @@ bool numeric(const std::string& s) {
   return std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.';
 }
 
-std::string metric_text(const PointResult& p, const std::string& name, Dimension dim, int digits = 3) {
+std::string metric_text(const PointResult& p, const std::string& name, Dimension dim,
+                        int digits = 3) {
   const auto& cols = p.metrics.columns();
   for (size_t i = 0; i < cols.size(); ++i) {
     if (cols[i].name != name) continue;
     const Cell& c = p.metrics.cells()[i];
-    double v = std::holds_alternative<std::int64_t>(c) ? static_cast<double>(std::get<std::int64_t>(c))
-                                                       : std::holds_alternative<double>(c) ? std::get<double>(c) : 0;
+    double v = std::holds_alternative<std::int64_t>(c)
+                   ? static_cast<double>(std::get<std::int64_t>(c))
+               : std::holds_alternative<double>(c) ? std::get<double>(c)
+                                                   : 0;
     if (dim == Dimension::kNone) {
       if (std::holds_alternative<std::int64_t>(c)) return format_cell(c);
       return fmt::format("{:.{}f}", v, digits);
@@ -101,7 +104,7 @@ std::string points_summary(const std::vector<PointResult>& points,
 std::string layers_summary(const PointResult& p) {
   const Table& t = p.layers;
   if (t.empty()) return "";
-  std::vector<std::string> header = {"layer", "shape", "tile", "cycles", "MAC util",
+  std::vector<std::string> header = {"layer",    "shape", "tile",        "cycles", "MAC util",
                                      "roofline", "bound", "HBM traffic", "FLOP/B"};
   std::vector<std::vector<std::string>> rows;
   for (size_t i = 0; i < t.rows().size(); ++i) {
@@ -120,7 +123,8 @@ std::string progress_line(size_t done, size_t total, size_t failed, double elaps
   const int width = 30;
   const int filled = total ? static_cast<int>(width * done / total) : width;
   const auto secs = static_cast<long>(elapsed_s);
-  return fmt::format("[{}{}] {}/{} points{}, {}:{:02d}", std::string(static_cast<size_t>(filled), '#'),
+  return fmt::format("[{}{}] {}/{} points{}, {}:{:02d}",
+                     std::string(static_cast<size_t>(filled), '#'),
                      std::string(static_cast<size_t>(width - filled), '-'), done, total,
                      failed ? fmt::format(", {} failed", failed) : "", secs / 60, secs % 60);
 }

@@ -34,9 +34,9 @@ void Table::append(const Record& r) {
   if (columns_.empty() && rows_.empty()) columns_ = r.columns();
   SYSTOLE_ASSERT(r.columns().size() == columns_.size(), "record does not match table " + name_);
   for (size_t c = 0; c < columns_.size(); ++c)
-    SYSTOLE_ASSERT(r.columns()[c].name == columns_[c].name &&
-                       r.columns()[c].type == columns_[c].type,
-                   "record column " + r.columns()[c].name + " does not match table " + name_);
+    SYSTOLE_ASSERT(
+        r.columns()[c].name == columns_[c].name && r.columns()[c].type == columns_[c].type,
+        "record column " + r.columns()[c].name + " does not match table " + name_);
   rows_.push_back(r.cells());
 }
 
@@ -95,9 +95,12 @@ class Writer {
   }
   void cell(const Cell& c) {
     pod<std::uint8_t>(static_cast<std::uint8_t>(c.index()));
-    if (auto* i = std::get_if<std::int64_t>(&c)) pod(*i);
-    else if (auto* d = std::get_if<double>(&c)) pod(*d);
-    else str(std::get<std::string>(c));
+    if (auto* i = std::get_if<std::int64_t>(&c))
+      pod(*i);
+    else if (auto* d = std::get_if<double>(&c))
+      pod(*d);
+    else
+      str(std::get<std::string>(c));
   }
   void columns(const std::vector<Column>& cols) {
     pod<std::uint64_t>(cols.size());
@@ -142,9 +145,12 @@ class Reader {
   }
   Cell cell() {
     switch (pod<std::uint8_t>()) {
-      case 0: return pod<std::int64_t>();
-      case 1: return pod<double>();
-      default: return str();
+      case 0:
+        return pod<std::int64_t>();
+      case 1:
+        return pod<double>();
+      default:
+        return str();
     }
   }
   std::vector<Column> columns() {
@@ -226,9 +232,12 @@ PointResult deserialize(const std::string& bytes) {
     for (size_t c = 0; c < metrics.columns().size(); ++c) {
       const auto& col = metrics.columns()[c];
       const Cell& v = metrics.rows()[0][c];
-      if (col.type == ColumnType::kInt) r.metrics.i(col.name, col.unit, col.description, std::get<std::int64_t>(v));
-      else if (col.type == ColumnType::kFloat) r.metrics.f(col.name, col.unit, col.description, std::get<double>(v));
-      else r.metrics.s(col.name, col.description, std::get<std::string>(v));
+      if (col.type == ColumnType::kInt)
+        r.metrics.i(col.name, col.unit, col.description, std::get<std::int64_t>(v));
+      else if (col.type == ColumnType::kFloat)
+        r.metrics.f(col.name, col.unit, col.description, std::get<double>(v));
+      else
+        r.metrics.s(col.name, col.description, std::get<std::string>(v));
     }
   }
   r.layers = rd.table();

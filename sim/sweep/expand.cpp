@@ -12,7 +12,8 @@ std::string Point::label() const {
   if (assignments.empty()) return "base";
   std::vector<std::string> parts;
   for (const auto& [path, v] : assignments)
-    parts.push_back(path + "=" + (v.is_scalar() ? v.text() : "<" + std::string(v.kind_name()) + ">"));
+    parts.push_back(path + "=" +
+                    (v.is_scalar() ? v.text() : "<" + std::string(v.kind_name()) + ">"));
   return join(parts, ", ");
 }
 
@@ -27,11 +28,11 @@ struct Axis {
 
 void check_path(const std::string& path, const Origin& o) {
   const std::string root = path.substr(0, path.find_first_of(".["));
-  static const std::vector<std::string> allowed = {"system", "workload", "name"};
+  static const std::vector<std::string> allowed = {"system", "workload"};
   if (std::find(allowed.begin(), allowed.end(), root) == allowed.end())
-    throw ConfigError(o, "sweep." + path,
-                      "a sweep path must start with system. or workload." +
-                          did_you_mean(root, allowed));
+    throw ConfigError(
+        o, "sweep." + path,
+        "a sweep path must start with system. or workload." + did_you_mean(root, allowed));
 }
 
 const std::vector<Node>& list_of(const Node& n, const std::string& where) {
@@ -52,8 +53,9 @@ std::vector<Axis> axes_of(const Node& sweep) {
   for (const auto& e : sweep.entries()) {
     if (e.key == "zip") {
       if (!e.value.is_seq())
-        throw ConfigError(e.value.origin(), "sweep.zip",
-                          "expected a list of groups, each a mapping of paths to equal-length lists");
+        throw ConfigError(
+            e.value.origin(), "sweep.zip",
+            "expected a list of groups, each a mapping of paths to equal-length lists");
       for (size_t g = 0; g < e.value.items().size(); ++g) {
         const Node& group = e.value.items()[g];
         const std::string where = fmt::format("sweep.zip[{}]", g);

@@ -19,7 +19,7 @@ struct Point {
   std::string label() const;
 };
 
-/// Swept paths in column order (grid axes, then zip members).
+/// Swept paths in the order the sweep lists them (zip members in place of their group).
 std::vector<std::string> swept_paths(const config::Node& sweep);
 
 /// Expands the experiment into points (one point when there is no sweep). Throws ConfigError on

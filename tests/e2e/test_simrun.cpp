@@ -28,7 +28,8 @@ double parse_bandwidth(const std::string& s) {  // "1.2TB/s" -> bytes/s
 }
 
 const std::string kSmall = R"(
-base: )" + test::source_dir() + R"(/configs/presets/tpuv4_chip.yaml
+base: )" + test::source_dir() +
+                           R"(/configs/presets/tpuv4_chip.yaml
 workload:
   layers:
     - {name: a, m: 256, n: 512, k: 384}
@@ -55,7 +56,7 @@ TEST_CASE("simrun configs/tpuv4.yaml: results obey the compute and HBM bounds", 
     const double rows = std::stod(a.at("system.chip.mxu.rows"));
     const double cols = std::stod(a.at("system.chip.mxu.cols"));
     const double bw = parse_bandwidth(a.at("system.chip.hbm.bandwidth"));
-    const double peak_macs = 2 * 4 * rows * cols;   // TensorCores x MXUs x PEs
+    const double peak_macs = 2 * 4 * rows * cols;  // TensorCores x MXUs x PEs
     const double bytes_per_cycle = bw / 1.05e9;
     REQUIRE(p.layers.rows().size() == kShapes.size());
     for (size_t i = 0; i < p.layers.rows().size(); ++i) {
@@ -79,8 +80,9 @@ TEST_CASE("simrun configs/tpuv4.yaml: results obey the compute and HBM bounds", 
   // The file has the layout of DESIGN.md §4.
   const auto ls = test::run("h5ls -r " + dir.file("out.h5"), dir);
   REQUIRE(ls.exit_code == 0);
-  for (const char* path : {"/meta ", "/config/0 ", "/sweep ", "/points/0/layers ",
-                           "/points/3/units/mxu ", "/points/3/units/dma ", "/points/3/units/memory "})
+  for (const char* path :
+       {"/meta ", "/config/0 ", "/sweep ", "/points/0/layers ", "/points/3/units/mxu ",
+        "/points/3/units/dma ", "/points/3/units/memory "})
     CHECK(ls.out.find(path) != std::string::npos);
   const auto sweep = stats::read_sweep(dir.file("out.h5"));
   REQUIRE(sweep.rows().size() == 4);
@@ -123,8 +125,21 @@ TEST_CASE("simrun writes an operation trace when asked", "[e2e]") {
   // Every byte the DMA engines moved went through HBM.
   const auto& mem = points[0].units.at(2);
   REQUIRE(mem.name() == "memory");
-  CHECK(static_cast<std::uint64_t>(mem.get_int(0, "bytes_read") + mem.get_int(0, "bytes_written")) ==
-        dma_bytes);
+  CHECK(static_cast<std::uint64_t>(mem.get_int(0, "bytes_read") +
+                                   mem.get_int(0, "bytes_written")) == dma_bytes);
+
+  // The trace exports to Chrome/Perfetto JSON: one slice per operation.
+  const auto ex = test::run(
+      test::bin_dir() + "/systole-trace " + dir.file("t.h5") + " -o " + dir.file("t.json"), dir);
+  INFO(ex.err);
+  REQUIRE(ex.exit_code == 0);
+  const std::string json = test::slurp(dir.file("t.json"));
+  size_t slices = 0;
+  for (size_t at = json.find("\"ph\":\"X\""); at != std::string::npos;
+       at = json.find("\"ph\":\"X\"", at + 1))
+    ++slices;
+  CHECK(slices == tr.events.size());
+  CHECK(json.find("\"name\":\"core0.mxu0\"") != std::string::npos);
 }
 
 TEST_CASE("a failing design point is recorded while the others finish", "[e2e]") {

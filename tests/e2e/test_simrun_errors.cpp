@@ -55,14 +55,14 @@ TEST_CASE("malformed experiments exit 2 with one line and no output", "[e2e][err
       {"zero dimension", base + "workload:\n  layers:\n    - {m: 4, n: 0, k: 8}\n",
        "bad.yaml:4:17: workload.layers[0].n: expected an integer in [1, 16777216], got 0"},
       {"huge dimension", base + "workload:\n  layers:\n    - {m: 4, n: 8, k: 99999999999}\n",
-       "bad.yaml:4:23: workload.layers[0].k: expected an integer in [1, 16777216], got 99999999999"},
+       "bad.yaml:4:23: workload.layers[0].k: expected an integer in [1, 16777216], got "
+       "99999999999"},
       {"missing workload file", base + "workload: nothere.yaml\n",
        "bad.yaml:2:11: workload.file: file 'nothere.yaml' not found (looked for nothere.yaml)"},
       {"missing base file", "base: presets/nothere.yaml\n" + wl,
        "bad.yaml:1:7: base: file 'presets/nothere.yaml' not found (looked for "
        "presets/nothere.yaml)"},
-      {"missing workload section", base,
-       "bad.yaml:1:1: workload: missing 'workload:' section"},
+      {"missing workload section", base, "bad.yaml: workload: missing 'workload:' section"},
       {"unknown system kind", base + "system: {kind: tpu_chp}\n" + wl,
        "bad.yaml:2:16: system.kind: unknown system kind 'tpu_chp' (did you mean 'tpu_chip'?); "
        "known kinds: tpu_chip"},

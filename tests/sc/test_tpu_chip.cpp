@@ -23,7 +23,8 @@ chip:
   vmem: {capacity: 1KiB}
   hbm: {bandwidth: 1GB/s, latency: 0ns}
   dma: {engines: 1, granule: 1B, setup: 0ns}
-)", "tiny");
+)",
+                                       "tiny");
   return models::TpuSystemConfig::schema().load(node, "system").chip;
 }
 
@@ -91,7 +92,8 @@ TEST_CASE("tpu_chip golden: two k steps, double-buffered, take 274 cycles", "[sc
   // Trace times are picoseconds inside the module (the system converts them to cycles).
   std::vector<std::pair<std::uint64_t, std::uint64_t>> mm;
   for (const auto& e : trace.events)
-    if (e.kind == static_cast<std::uint16_t>(models::OpKind::kMatmul)) mm.emplace_back(e.begin, e.end);
+    if (e.kind == static_cast<std::uint16_t>(models::OpKind::kMatmul))
+      mm.emplace_back(e.begin, e.end);
   REQUIRE(mm.size() == 2);
   CHECK(mm[0] == std::make_pair<std::uint64_t, std::uint64_t>(96000, 114000));
   CHECK(mm[1] == std::make_pair<std::uint64_t, std::uint64_t>(192000, 210000));

@@ -12,4 +12,8 @@ inline std::string simrun_path() {
   const char* s = std::getenv("SYSTOLE_SIMRUN");
   return s ? s : SYSTOLE_SIMRUN_DEFAULT;
 }
+inline std::string bin_dir() {
+  const std::string s = simrun_path();
+  return s.substr(0, s.find_last_of('/'));
+}
 }  // namespace systole::test

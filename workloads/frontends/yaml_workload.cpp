@@ -17,7 +17,8 @@ struct GemmSpec {
   models::DataType dtype = models::DataType::kBf16;
 };
 
-constexpr std::int64_t kMaxDim = 1ll << 24;  // 16M: far beyond any real layer, keeps MACs in 64 bits
+constexpr std::int64_t kMaxDim = 1ll
+                                 << 24;  // 16M: far beyond any real layer, keeps MACs in 64 bits
 
 const config::SchemaOf<GemmSpec>& gemm_schema() {
   static const config::SchemaOf<GemmSpec> s = [] {
@@ -42,18 +43,20 @@ const config::SchemaOf<GemmSpec>& gemm_schema() {
 
 Layer parse_layer(const Node& n, const std::string& path, size_t index) {
   if (!n.is_map())
-    throw ConfigError(n.origin(), path, fmt::format("expected a layer mapping, got {}", n.kind_name()));
+    throw ConfigError(n.origin(), path,
+                      fmt::format("expected a layer mapping, got {}", n.kind_name()));
   static const std::vector<std::string> ops = {"gemm"};
   if (const Node* op = n.find("op")) {
     const std::string o = config::to_string(*op, path + ".op");
     if (o != "gemm")
-      throw ConfigError(op->origin(), path + ".op",
-                        fmt::format("unknown op '{}'{}; known ops: {}", o, did_you_mean(o, ops),
-                                    join(ops)));
+      throw ConfigError(
+          op->origin(), path + ".op",
+          fmt::format("unknown op '{}'{}; known ops: {}", o, did_you_mean(o, ops), join(ops)));
   }
   GemmSpec g = gemm_schema().load(n, path);
   if (g.m * g.batch > kMaxDim)
-    throw ConfigError(n.origin(), path, fmt::format("batch x m = {} exceeds {}", g.m * g.batch, kMaxDim));
+    throw ConfigError(n.origin(), path,
+                      fmt::format("batch x m = {} exceeds {}", g.m * g.batch, kMaxDim));
   Layer l;
   l.name = g.name.empty() ? fmt::format("gemm{}", index) : g.name;
   l.op = LayerOp::kGemm;
@@ -69,7 +72,8 @@ Layer parse_layer(const Node& n, const std::string& path, size_t index) {
 
 void parse_layers(const Node& n, const std::string& path, Workload& w) {
   if (!n.is_seq())
-    throw ConfigError(n.origin(), path, fmt::format("expected a list of layers, got {}", n.kind_name()));
+    throw ConfigError(n.origin(), path,
+                      fmt::format("expected a list of layers, got {}", n.kind_name()));
   if (n.items().empty()) throw ConfigError(n.origin(), path, "the workload has no layers");
   for (size_t i = 0; i < n.items().size(); ++i)
     w.layers.push_back(parse_layer(n.items()[i], fmt::format("{}[{}]", path, i), i));
@@ -81,9 +85,9 @@ const std::vector<std::string> kSectionKeys = {"file", "name", "source", "descri
 void check_keys(const Node& n, const std::string& path, const std::vector<std::string>& allowed) {
   for (const auto& e : n.entries())
     if (std::find(allowed.begin(), allowed.end(), e.key) == allowed.end())
-      throw ConfigError(e.key_origin, path.empty() ? e.key : path + "." + e.key,
-                        "unknown workload key" + did_you_mean(e.key, allowed) + "; allowed: " +
-                            join(allowed));
+      throw ConfigError(
+          e.key_origin, path.empty() ? e.key : path + "." + e.key,
+          "unknown workload key" + did_you_mean(e.key, allowed) + "; allowed: " + join(allowed));
 }
 
 void read_body(const Node& n, const std::string& path, Workload& w) {
@@ -112,7 +116,8 @@ Workload load_workload(const Node& node, const std::string& path) {
   } else {
     throw ConfigError(node.origin(), path,
                       fmt::format("expected a workload file name or a mapping with 'file:' or "
-                                  "'layers:', got {}", node.kind_name()));
+                                  "'layers:', got {}",
+                                  node.kind_name()));
   }
   if (file) {
     const std::string name = config::to_string(*file, path + ".file");

@@ -6,7 +6,8 @@ namespace systole::workloads {
 
 const char* layer_op_name(LayerOp op) {
   switch (op) {
-    case LayerOp::kGemm: return "gemm";
+    case LayerOp::kGemm:
+      return "gemm";
   }
   return "?";
 }

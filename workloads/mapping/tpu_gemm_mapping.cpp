@@ -50,7 +50,8 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l) {
   const std::int64_t R = chip.mxu.rows, C = chip.mxu.cols, P = chip.mxus_per_core;
   const std::int64_t M = l.rows(), N = l.n, K = l.k;
   const auto eb = models::dtype_bytes(l.dtype);
-  const double bytes_per_cycle = chip.hbm.bandwidth.value() * chip.hbm.efficiency / chip.clock.value();
+  const double bytes_per_cycle =
+      chip.hbm.bandwidth.value() * chip.hbm.efficiency / chip.clock.value();
 
   GemmMapping best;
   best.rows = M;
@@ -59,14 +60,18 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l) {
   best.split_n = N >= M;
   const std::int64_t split = best.split_n ? N : M;
   const std::int64_t unit = best.split_n ? C : 8;
-  best.cores_used = std::min<std::int64_t>(chip.tensor_cores, std::max<std::int64_t>(1, ceil_div(split, unit)));
+  best.cores_used =
+      std::min<std::int64_t>(chip.tensor_cores, std::max<std::int64_t>(1, ceil_div(split, unit)));
   best.core_extent = round_up(ceil_div(split, best.cores_used), unit);
   best.cores_used = ceil_div(split, best.core_extent);
   const std::int64_t core_m = best.split_n ? M : best.core_extent;
   const std::int64_t core_n = best.split_n ? best.core_extent : N;
 
   std::vector<std::int64_t> tms, tns, tks;
-  for (std::int64_t t = 8; t < 2 * core_m && t <= (1 << 16); t *= 2) tms.push_back(std::min(t, core_m));
+  for (std::int64_t t = 8;; t *= 2) {
+    tms.push_back(std::min(t, core_m));
+    if (t >= core_m || t >= (1 << 16)) break;
+  }
   for (std::int64_t j = 1; j <= 64; j *= 2) tns.push_back(std::min(C * P * j, round_up(core_n, C)));
   for (std::int64_t j = 1; j <= 128; j *= 2) tks.push_back(std::min(R * j, round_up(K, R)));
   auto dedup = [](std::vector<std::int64_t>& v) {
@@ -86,17 +91,24 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l) {
         const std::uint64_t fp = footprint(chip, tm, tn, tk, eb);
         smallest = std::min(smallest, fp);
         if (fp > vmem) continue;
-        const std::int64_t mt = ceil_div(core_m, tm), nt = ceil_div(core_n, tn), kt = ceil_div(K, tk);
+        const std::int64_t mt = ceil_div(core_m, tm), nt = ceil_div(core_n, tn),
+                           kt = ceil_div(K, tk);
         const std::int64_t slice = ceil_div(tn, P);
         const auto step = mxu.matmul(static_cast<std::uint32_t>(tm), static_cast<std::uint32_t>(tk),
                                      static_cast<std::uint32_t>(slice));
-        const double compute = static_cast<double>(mt * nt * kt) * static_cast<double>(step.occupancy.value()) +
-                               static_cast<double>(step.latency.value() + step.load.value());
-        // HBM traffic: each core reads its A rows once per n tile and its B columns once per
-        // m tile, and writes C once.
-        const double a = static_cast<double>(core_m) * K * nt, b = static_cast<double>(K) * core_n * mt,
-                     c = static_cast<double>(core_m) * core_n;
-        const double bytes = (a + b + c) * eb * static_cast<double>(best.cores_used);
+        const double compute =
+            static_cast<double>(mt * nt * kt) * static_cast<double>(step.occupancy.value()) +
+            static_cast<double>(step.latency.value() + step.load.value());
+        // HBM traffic, exactly as the lowering moves it: each core reads its A rows once per
+        // n tile and its B columns once per m tile, and writes its part of C once.
+        double bytes = 0;
+        for (std::int64_t c = 0; c < best.cores_used; ++c) {
+          const std::int64_t ext = std::min(best.core_extent, split - c * best.core_extent);
+          const std::int64_t cm = best.split_n ? M : ext, cn = best.split_n ? ext : N;
+          bytes +=
+              static_cast<double>(cm * K * ceil_div(cn, tn) + K * cn * ceil_div(cm, tm) + cm * cn);
+        }
+        bytes *= eb;
         const double hbm = bytes / bytes_per_cycle;
         // Per-step overhead (DMA issue, exposed latency at tile boundaries) favours big tiles.
         const double cost = std::max(compute, hbm) + 64.0 * static_cast<double>(mt * nt * kt);
@@ -114,7 +126,8 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l) {
     throw WorkloadError(fmt::format(
         "{}: layer '{}' ({}) fits nowhere: its smallest tiling needs {} of VMEM, the core has {} "
         "(raise system.chip.vmem.capacity)",
-        l.origin.str(), l.name, l.shape(), format_quantity(static_cast<double>(smallest), Dimension::kBytes),
+        l.origin.str(), l.name, l.shape(),
+        format_quantity(static_cast<double>(smallest), Dimension::kBytes),
         format_quantity(static_cast<double>(vmem), Dimension::kBytes)));
   return best;
 }

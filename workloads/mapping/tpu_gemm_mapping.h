@@ -14,13 +14,13 @@ namespace systole::workloads {
 
 struct GemmBounds {
   std::uint64_t macs = 0;
-  double compute_cycles = 0;          ///< MACs / peak MACs per cycle of the whole chip
+  double compute_cycles = 0;           ///< MACs / peak MACs per cycle of the whole chip
   std::uint64_t compulsory_bytes = 0;  ///< A, B read once, C written once
   std::uint64_t planned_bytes = 0;     ///< what the chosen tiling moves to/from HBM
-  double hbm_cycles = 0;              ///< compulsory_bytes at peak HBM bandwidth, in cycles
-  double roofline_cycles = 0;         ///< max(compute_cycles, hbm_cycles)
-  double intensity = 0;               ///< FLOPs per compulsory byte
-  std::string bound;                  ///< "compute" or "hbm"
+  double hbm_cycles = 0;               ///< compulsory_bytes at peak HBM bandwidth, in cycles
+  double roofline_cycles = 0;          ///< max(compute_cycles, hbm_cycles)
+  double intensity = 0;                ///< FLOPs per compulsory byte
+  std::string bound;                   ///< "compute" or "hbm"
 };
 
 struct GemmMapping {
@@ -29,8 +29,8 @@ struct GemmMapping {
   std::int64_t cores_used = 0;
   std::int64_t core_extent = 0;  ///< extent of the split dimension per core (last may be less)
   std::int64_t tm = 0, tn = 0, tk = 0;  ///< VMEM tile per core; each MXU takes a slice of tn
-  std::uint64_t vmem_bytes = 0;  ///< VMEM footprint of the tiling
-  double estimated_cycles = 0;   ///< analytical estimate used to pick it
+  std::uint64_t vmem_bytes = 0;         ///< VMEM footprint of the tiling
+  double estimated_cycles = 0;          ///< analytical estimate used to pick it
   GemmBounds bounds;
   std::string tile_text() const;  ///< "2048x512x512"
 };

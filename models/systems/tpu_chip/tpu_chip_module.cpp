@@ -11,9 +11,9 @@ TpuChipModule::TpuChipModule(const sc_core::sc_module_name& name, const TpuChipC
     : sc_core::sc_module(name),
       cfg_(cfg),
       period_(sc_core::sc_time(1.0 / cfg.clock.value(), sc_core::SC_SEC)) {
-  hbm_ = std::make_unique<BandwidthMemoryModule>(
-      "hbm", cfg.hbm.bandwidth.value() * cfg.hbm.efficiency,
-      static_cast<double>(cfg.hbm.latency.value()));
+  hbm_ =
+      std::make_unique<BandwidthMemoryModule>("hbm", cfg.hbm.bandwidth.value() * cfg.hbm.efficiency,
+                                              static_cast<double>(cfg.hbm.latency.value()));
   cmem_ = std::make_unique<BandwidthMemoryModule>("cmem", cfg.cmem.bandwidth.value(),
                                                   static_cast<double>(cfg.cmem.latency.value()));
   units_.resize(static_cast<size_t>(cfg.units()), nullptr);

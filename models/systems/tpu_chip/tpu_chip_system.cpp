@@ -66,7 +66,8 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
     hbm_before = hbm_now;
     top.end_layer();
 
-    const std::int64_t cycles = to_cycles(end_ps, period_ps) - to_cycles(end_ps - elapsed_ps, period_ps);
+    const std::int64_t cycles =
+        to_cycles(end_ps, period_ps) - to_cycles(end_ps - elapsed_ps, period_ps);
     const auto rep = static_cast<double>(l.repeat);
     const auto& b = mapping.bounds;
     const double seconds = elapsed_ps * 1e-12;
@@ -79,7 +80,8 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
         .i("macs", "MAC", "multiply-accumulates", static_cast<std::int64_t>(t.macs))
         .i("cycles", "cycles", "simulated cycles", cycles)
         .f("time", "s", "simulated time", seconds)
-        .f("mxu_busy_cycles", "cycles", "mean cycles an MXU accepted inputs", t.mxu_busy_ps / n_mxu / period_ps)
+        .f("mxu_busy_cycles", "cycles", "mean cycles an MXU accepted inputs",
+           t.mxu_busy_ps / n_mxu / period_ps)
         .f("mxu_stall_cycles", "cycles", "mean cycles an MXU had work but waited for operands",
            t.mxu_stall_ps / n_mxu / period_ps)
         .f("mxu_load_cycles", "cycles", "mean cycles an MXU waited for a weight tile to shift in",
@@ -95,7 +97,8 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
         .f("achieved_flops", "FLOP/s", "2 x MACs / simulated time",
            2.0 * static_cast<double>(t.macs) / seconds)
         .f("compute_bound_cycles", "cycles", "MACs / peak MACs per cycle", b.compute_cycles * rep)
-        .f("hbm_bound_cycles", "cycles", "compulsory bytes / peak HBM bandwidth", b.hbm_cycles * rep)
+        .f("hbm_bound_cycles", "cycles", "compulsory bytes / peak HBM bandwidth",
+           b.hbm_cycles * rep)
         .f("roofline_cycles", "cycles", "max(compute bound, HBM bound)", b.roofline_cycles * rep)
         .s("bound", "resource that bounds the roofline", b.bound)
         .f("roofline_fraction", "", "roofline cycles / simulated cycles",
@@ -115,15 +118,19 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
     Record r;
     r.s("name", "unit", res.trace.units[m->id()])
         .i("busy_cycles", "cycles", "cycles accepting inputs", to_cycles(c.busy_ps, period_ps))
-        .i("idle_cycles", "cycles", "cycles not accepting inputs", total_cycles - to_cycles(c.busy_ps, period_ps))
-        .i("stall_cycles", "cycles", "cycles with work queued but operands missing", to_cycles(c.stall_ps, period_ps))
-        .i("load_cycles", "cycles", "cycles waiting for a weight tile to shift in", to_cycles(x.load_exposed_ps, period_ps))
+        .i("idle_cycles", "cycles", "cycles not accepting inputs",
+           total_cycles - to_cycles(c.busy_ps, period_ps))
+        .i("stall_cycles", "cycles", "cycles with work queued but operands missing",
+           to_cycles(c.stall_ps, period_ps))
+        .i("load_cycles", "cycles", "cycles waiting for a weight tile to shift in",
+           to_cycles(x.load_exposed_ps, period_ps))
         .i("ops", "", "matmul operations", static_cast<std::int64_t>(c.ops))
         .i("folds", "", "array folds", static_cast<std::int64_t>(x.folds))
         .i("macs", "MAC", "multiply-accumulates", static_cast<std::int64_t>(x.macs))
         .i("bytes", "B", "operand bytes read from VMEM", static_cast<std::int64_t>(c.bytes))
         .f("utilization", "", "MACs / (PEs x cycles)",
-           static_cast<double>(x.macs) / (static_cast<double>(m->timing().peak_macs_per_cycle()) * static_cast<double>(total_cycles)))
+           static_cast<double>(x.macs) / (static_cast<double>(m->timing().peak_macs_per_cycle()) *
+                                          static_cast<double>(total_cycles)))
         .f("mapping_efficiency", "", "PEs holding real operands / PEs, MAC-weighted",
            x.macs ? x.mapping_weighted / static_cast<double>(x.macs) : 0.0);
     mxu_t.append(r);
@@ -134,8 +141,10 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
     Record r;
     r.s("name", "unit", res.trace.units[d->id()])
         .i("busy_cycles", "cycles", "cycles issuing transfers", to_cycles(c.busy_ps, period_ps))
-        .i("idle_cycles", "cycles", "cycles not issuing", total_cycles - to_cycles(c.busy_ps, period_ps))
-        .i("stall_cycles", "cycles", "cycles with transfers queued but dependencies pending", to_cycles(c.stall_ps, period_ps))
+        .i("idle_cycles", "cycles", "cycles not issuing",
+           total_cycles - to_cycles(c.busy_ps, period_ps))
+        .i("stall_cycles", "cycles", "cycles with transfers queued but dependencies pending",
+           to_cycles(c.stall_ps, period_ps))
         .i("ops", "", "transfers", static_cast<std::int64_t>(c.ops))
         .i("bytes", "B", "bytes moved", static_cast<std::int64_t>(c.bytes))
         .f("utilization", "", "busy cycles / cycles", c.busy_ps / total_ps);
@@ -149,8 +158,10 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
         .i("bytes_read", "B", "bytes read", static_cast<std::int64_t>(m->bytes_read()))
         .i("bytes_written", "B", "bytes written", static_cast<std::int64_t>(m->bytes_written()))
         .i("busy_cycles", "cycles", "cycles transferring", to_cycles(m->busy_ps(), period_ps))
-        .i("idle_cycles", "cycles", "cycles not transferring", total_cycles - to_cycles(m->busy_ps(), period_ps))
-        .f("bandwidth", "B/s", "achieved bandwidth over the run", static_cast<double>(bytes) / (total_ps * 1e-12))
+        .i("idle_cycles", "cycles", "cycles not transferring",
+           total_cycles - to_cycles(m->busy_ps(), period_ps))
+        .f("bandwidth", "B/s", "achieved bandwidth over the run",
+           static_cast<double>(bytes) / (total_ps * 1e-12))
         .f("utilization", "", "achieved / peak bandwidth",
            static_cast<double>(bytes) / (total_ps * 1e-12) / m->peak_bytes_per_second());
     mem_t.append(r);
@@ -179,11 +190,23 @@ void register_tpu_chip(Registry& r) {
   };
   r.add({"tpu_chip", "system", "one TPU-class chip: TensorCores with MXUs, VMEM, CMEM, HBM, DMA",
          &TpuSystemConfig::schema(), f});
-  r.add({"mxu", "component", "systolic matrix unit, fold-level timing (ws/os/is)",
-         &MxuConfig::schema(), {}});
-  r.add({"vmem", "component", "per-core vector memory (capacity model)", &SramConfig::vmem_schema(), {}});
-  r.add({"cmem", "component", "chip common memory (bandwidth/latency model)", &SramConfig::cmem_schema(), {}});
-  r.add({"hbm", "component", "HBM main memory (bandwidth/latency model)", &HbmConfig::schema(), {}});
+  r.add({"mxu",
+         "component",
+         "systolic matrix unit, fold-level timing (ws/os/is)",
+         &MxuConfig::schema(),
+         {}});
+  r.add({"vmem",
+         "component",
+         "per-core vector memory (capacity model)",
+         &SramConfig::vmem_schema(),
+         {}});
+  r.add({"cmem",
+         "component",
+         "chip common memory (bandwidth/latency model)",
+         &SramConfig::cmem_schema(),
+         {}});
+  r.add(
+      {"hbm", "component", "HBM main memory (bandwidth/latency model)", &HbmConfig::schema(), {}});
   r.add({"dma", "component", "DMA engines between HBM/CMEM and VMEM", &DmaConfig::schema(), {}});
 }
 

@@ -137,7 +137,7 @@ TEST_CASE("units: seconds_to_move divides bytes by bandwidth", "[units]") {
   CHECK(seconds_to_move(Bytes(1200), BytesPerSecond(1.2e12)) == Approx(1e-9));
 }
 
-TEST_CASE("units: dimension names, base units and examples", "[units]") {
+TEST_CASE("units: dimension names and base units and examples", "[units]") {
   CHECK(std::string(dimension_name(Dimension::kBandwidth)) == "bandwidth");
   CHECK(std::string(dimension_name(Dimension::kBytes)) == "size");
   CHECK(std::string(base_unit(Dimension::kBandwidth)) == "B/s");

@@ -60,8 +60,8 @@ TEST_CASE("random GEMMs: tiles fit and the program covers every MAC once", "[uni
       }
     }
     REQUIRE(macs == l.macs());
-    const std::uint64_t M = static_cast<std::uint64_t>(l.rows()), N = static_cast<std::uint64_t>(l.n),
-                        K = static_cast<std::uint64_t>(l.k);
+    const std::uint64_t M = static_cast<std::uint64_t>(l.rows()),
+                        N = static_cast<std::uint64_t>(l.n), K = static_cast<std::uint64_t>(l.k);
     REQUIRE(stored == M * N * 2);            // C written exactly once
     REQUIRE(loaded >= (M * K + K * N) * 2);  // A and B read at least once
     REQUIRE(loaded + stored == mp.bounds.planned_bytes);
@@ -87,9 +87,10 @@ TEST_CASE("a GEMM that fits nowhere names the layer and the sizes", "[unit][mapp
   auto l = gemm(1, 1024, 1024, 1024);
   l.name = "big";
   l.origin = {"w.yaml", 3, 5};
-  REQUIRE_THROWS_WITH(workloads::map_gemm(chip, l),
-                      "w.yaml:3:5: layer 'big' (1024x1024x1024) fits nowhere: its smallest tiling "
-                      "needs 292 KiB of VMEM, the core has 4 KiB (raise system.chip.vmem.capacity)");
+  REQUIRE_THROWS_WITH(
+      workloads::map_gemm(chip, l),
+      "w.yaml:3:5: layer 'big' (1024x1024x1024) fits nowhere: its smallest tiling "
+      "needs 292 KiB of VMEM, the core has 4 KiB (raise system.chip.vmem.capacity)");
 }
 
 TEST_CASE("MXU fold timing", "[unit][mxu]") {
