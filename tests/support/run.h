@@ -10,6 +10,7 @@
 #include <string>
 
 #include "tests/support/paths.h"
+#include "tests/support/temp_dir.h"
 
 namespace systole::test {
 
@@ -26,25 +27,6 @@ inline std::string slurp(const std::filesystem::path& p) {
   return ss.str();
 }
 
-/// A fresh empty directory under the system temp dir, removed by the destructor.
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    std::random_device rd;
-    path = std::filesystem::temp_directory_path() / ("systole-test-" + std::to_string(rd()));
-    std::filesystem::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path / name) << text;
-    return file(name);
-  }
-};
-
 inline CommandResult run(const std::string& cmd, const TempDir& dir) {
   const std::string out = dir.file(".stdout"), err = dir.file(".stderr");
   const int status = std::system((cmd + " >" + out + " 2>" + err).c_str());
@@ -59,7 +41,7 @@ inline CommandResult run(const std::string& cmd, const TempDir& dir) {
 
 /// "simrun ARGS" run inside `dir`.
 inline CommandResult simrun(const std::string& args, const TempDir& dir) {
-  return run("cd " + dir.path.string() + " && " + simrun_path() + " " + args, dir);
+  return run("cd " + dir.dir.string() + " && " + simrun_path() + " " + args, dir);
 }
 
 }  // namespace systole::test

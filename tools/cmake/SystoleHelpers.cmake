@@ -15,6 +15,5 @@ function(systole_test name)
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_LINKS} systole_test_main)
   catch_discover_tests(${name}
-    PROPERTIES ENVIRONMENT "SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1;SYSTOLE_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
-               LABELS "${ARG_LABELS}")
+    PROPERTIES ENVIRONMENT SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 LABELS "${ARG_LABELS}")
 endfunction()

@@ -14,6 +14,7 @@
 #include "sim/config/node.h"
 #include "sim/config/schema.h"
 #include "tests/support/paths.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace systole;
@@ -21,30 +22,7 @@ using namespace systole::config;
 
 namespace {
 
-// A fresh directory under the system temp dir, removed with everything in it.
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    std::random_device rd;
-    const auto t = std::chrono::steady_clock::now().time_since_epoch().count();
-    dir = fs::temp_directory_path() /
-          ("systole_config_" + std::to_string(t) + "_" + std::to_string(rd()));
-    fs::create_directories(dir);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  // Writes `text` to `name` (creating sub-directories) and returns the full path.
-  std::string write(const std::string& name, const std::string& text) const {
-    const fs::path p = dir / name;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p) << text;
-    return p.string();
-  }
-};
+using systole::test::TempDir;
 
 // The text of the scalar at `path`, or "<missing>" / "<not a scalar>".
 std::string text_at(const Node& root, const std::string& path) {

@@ -14,6 +14,7 @@
 #include "sim/config/experiment.h"
 #include "sim/core/error.h"
 #include "tests/support/paths.h"
+#include "tests/support/temp_dir.h"
 #include "workloads/frontends/yaml_workload.h"
 
 namespace fs = std::filesystem;
@@ -21,27 +22,7 @@ using namespace systole;
 
 namespace {
 
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    std::random_device rd;
-    const auto t = std::chrono::steady_clock::now().time_since_epoch().count();
-    dir = fs::temp_directory_path() /
-          ("systole_config_errors_" + std::to_string(t) + "_" + std::to_string(rd()));
-    fs::create_directories(dir);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string write(const std::string& name, const std::string& text) const {
-    const fs::path p = dir / name;
-    std::ofstream(p) << text;
-    return p.string();
-  }
-};
+using systole::test::TempDir;
 
 std::string preset() { return test::source_dir() + "/configs/presets/tpuv4_chip.yaml"; }
 

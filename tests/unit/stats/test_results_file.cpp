@@ -1,4 +1,5 @@
 #include "sim/stats/results_file.h"
+#include "tests/support/temp_dir.h"
 
 #include <catch2/catch.hpp>
 
@@ -17,26 +18,7 @@ using namespace systole::stats;
 
 namespace {
 
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    std::random_device rd;
-    const auto t = std::chrono::steady_clock::now().time_since_epoch().count();
-    dir = fs::temp_directory_path() /
-          ("systole_results_" + std::to_string(t) + "_" + std::to_string(rd()));
-    fs::create_directories(dir);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return (dir / name).string(); }
-  size_t count() const {
-    return static_cast<size_t>(std::distance(fs::directory_iterator(dir), {}));
-  }
-};
+using systole::test::TempDir;
 
 const std::vector<std::string> kPaths = {"system.chip.mxu.rows", "system.hbm.bandwidth",
                                          "system.chip.dataflow"};
