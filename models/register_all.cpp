@@ -7,11 +7,8 @@ namespace systole::models {
 
 void register_all(Registry& r) {
   register_tpu_chip(r);
-  r.add({"gemm",
-         "layer",
-         "GEMM layer: C[m x n] = A[m x k] * B[k x n]",
-         &workloads::gemm_layer_schema(),
-         {}});
+  for (const auto& [name, op] : workloads::layer_ops())
+    r.add({name, "layer", workloads::layer_schema(op).doc(), &workloads::layer_schema(op), {}});
 }
 
 }  // namespace systole::models

@@ -3,84 +3,271 @@
 #include <fmt/format.h>
 
 #include "sim/core/text.h"
+#include "workloads/frontends/expr.h"
 
 namespace systole::workloads {
 
 using config::Node;
+using config::SchemaOf;
 
 namespace {
 
-struct GemmSpec {
-  std::string name;
-  std::string op;
-  std::int64_t batch = 0, m = 0, n = 0, k = 0, repeat = 0;
+constexpr std::int64_t kMaxDim = 1ll
+                                 << 24;  // 16M: far beyond any real layer, keeps MACs in 64 bits
+const std::vector<std::pair<std::string, models::DataType>> kDtypes = {
+    {"bf16", models::DataType::kBf16},
+    {"int8", models::DataType::kInt8},
+    {"fp8_e4m3", models::DataType::kFp8E4M3},
+    {"fp8_e5m2", models::DataType::kFp8E5M2}};
+
+// Fields every op has.
+template <class T>
+void common_fields(SchemaOf<T>& b) {
+  b.text("name", &T::name, std::string(""), "layer name (defaults to op and index)")
+      .text("op", &T::op, std::string("gemm"), "layer operation")
+      .integer("repeat", &T::repeat, 1, 1, 1 << 20, "identical layers in a row")
+      .template choice<models::DataType>("dtype", &T::dtype, kDtypes, std::string("bf16"),
+                                         "operand type");
+}
+
+struct Base {
+  std::string name, op;
+  std::int64_t repeat = 1;
   models::DataType dtype = models::DataType::kBf16;
 };
 
-constexpr std::int64_t kMaxDim = 1ll
-                                 << 24;  // 16M: far beyond any real layer, keeps MACs in 64 bits
+struct GemmSpec : Base {
+  std::int64_t batch = 0, m = 0, n = 0, k = 0;
+};
+struct ConvSpec : Base {
+  std::int64_t n = 0, h = 0, w = 0, ch = 0, k = 0, r = 0, s = 0, stride = 0, pad = 0, dil = 0,
+               groups = 0;
+};
+struct AttnSpec : Base {
+  std::int64_t batch = 0, heads = 0, kv_heads = 0, seq_q = 0, seq_kv = 0, head_dim = 0;
+  bool causal = false;
+};
+struct VecSpec : Base {
+  std::int64_t rows = 0, cols = 0;
+};
 
-const config::SchemaOf<GemmSpec>& gemm_schema() {
-  static const config::SchemaOf<GemmSpec> s = [] {
-    config::SchemaOf<GemmSpec> b("gemm", "C[m x n] = A[m x k] * B[k x n], B shared over the batch");
-    b.text("name", &GemmSpec::name, std::string(""), "layer name (defaults to op and index)")
-        .text("op", &GemmSpec::op, std::string("gemm"), "layer operation")
-        .integer("batch", &GemmSpec::batch, 1, 1, kMaxDim, "batch (folds into m)")
+const SchemaOf<GemmSpec>& gemm_schema() {
+  static const SchemaOf<GemmSpec> s = [] {
+    SchemaOf<GemmSpec> b("gemm",
+                         "C[m x n] = A[m x k] * B[k x n], B (weights) shared over the batch");
+    common_fields(b);
+    b.integer("batch", &GemmSpec::batch, 1, 1, kMaxDim, "batch (folds into m)")
         .integer("m", &GemmSpec::m, std::nullopt, 1, kMaxDim, "rows of A and C")
         .integer("n", &GemmSpec::n, std::nullopt, 1, kMaxDim, "columns of B and C")
-        .integer("k", &GemmSpec::k, std::nullopt, 1, kMaxDim, "reduction length")
-        .integer("repeat", &GemmSpec::repeat, 1, 1, 1 << 20, "identical layers in a row")
-        .choice<models::DataType>("dtype", &GemmSpec::dtype,
-                                  {{"bf16", models::DataType::kBf16},
-                                   {"int8", models::DataType::kInt8},
-                                   {"fp8_e4m3", models::DataType::kFp8E4M3},
-                                   {"fp8_e5m2", models::DataType::kFp8E5M2}},
-                                  std::string("bf16"), "operand type");
+        .integer("k", &GemmSpec::k, std::nullopt, 1, kMaxDim, "reduction length");
     return b;
   }();
   return s;
 }
 
-Layer parse_layer(const Node& n, const std::string& path, size_t index) {
+const SchemaOf<ConvSpec>& conv_schema() {
+  static const SchemaOf<ConvSpec> s = [] {
+    SchemaOf<ConvSpec> b("conv2d", "2-D convolution, NHWC, symmetric stride/padding/dilation");
+    common_fields(b);
+    b.integer("n", &ConvSpec::n, 1, 1, kMaxDim, "batch")
+        .integer("h", &ConvSpec::h, std::nullopt, 1, kMaxDim, "input height")
+        .integer("w", &ConvSpec::w, std::nullopt, 1, kMaxDim, "input width")
+        .integer("c", &ConvSpec::ch, std::nullopt, 1, kMaxDim, "input channels")
+        .integer("k", &ConvSpec::k, std::nullopt, 1, kMaxDim, "output channels (filters)")
+        .integer("r", &ConvSpec::r, std::nullopt, 1, 4096, "filter height")
+        .integer("s", &ConvSpec::s, std::nullopt, 1, 4096, "filter width")
+        .integer("stride", &ConvSpec::stride, 1, 1, 4096, "stride (both dimensions)")
+        .integer("pad", &ConvSpec::pad, 0, 0, 4096, "zero padding on each side")
+        .integer("dilation", &ConvSpec::dil, 1, 1, 4096, "filter dilation")
+        .integer("groups", &ConvSpec::groups, 1, 1, kMaxDim, "groups (c for depthwise)");
+    return b;
+  }();
+  return s;
+}
+
+const SchemaOf<AttnSpec>& attn_schema() {
+  static const SchemaOf<AttnSpec> s = [] {
+    SchemaOf<AttnSpec> b("attention", "softmax(Q K^T / sqrt(d)) V over heads sharing K/V heads");
+    common_fields(b);
+    b.integer("batch", &AttnSpec::batch, 1, 1, kMaxDim, "sequences")
+        .integer("heads", &AttnSpec::heads, std::nullopt, 1, 65536, "query heads")
+        .integer("kv_heads", &AttnSpec::kv_heads, 0, 0, 65536,
+                 "K/V heads (0 = heads: multi-head; 1: multi-query; else grouped-query)")
+        .integer("seq_q", &AttnSpec::seq_q, std::nullopt, 1, kMaxDim,
+                 "query positions (1 for decode)")
+        .integer("seq_kv", &AttnSpec::seq_kv, 0, 0, kMaxDim,
+                 "key/value positions incl. the KV cache (0 = seq_q)")
+        .integer("head_dim", &AttnSpec::head_dim, std::nullopt, 1, 65536, "dimension per head")
+        .boolean("causal", &AttnSpec::causal, false, "mask future positions");
+    return b;
+  }();
+  return s;
+}
+
+const SchemaOf<VecSpec>& vec_schema(LayerOp op) {
+  auto make = [](const char* name, const char* doc) {
+    SchemaOf<VecSpec> b(name, doc);
+    common_fields(b);
+    b.integer("rows", &VecSpec::rows, std::nullopt, 1, 1ll << 40, "rows (tokens, pixels)")
+        .integer("cols", &VecSpec::cols, std::nullopt, 1, kMaxDim,
+                 "elements per row (hidden size)");
+    return b;
+  };
+  static const SchemaOf<VecSpec> softmax = make("softmax", "row-wise softmax (vector unit)");
+  static const SchemaOf<VecSpec> ln =
+      make("layernorm", "row-wise layer normalisation (vector unit)");
+  static const SchemaOf<VecSpec> rms = make("rmsnorm", "row-wise RMS normalisation (vector unit)");
+  static const SchemaOf<VecSpec> gelu = make("gelu", "elementwise GELU (vector unit)");
+  static const SchemaOf<VecSpec> silu = make("silu", "elementwise SiLU (vector unit)");
+  static const SchemaOf<VecSpec> add =
+      make("add", "elementwise residual add of two tensors (vector unit)");
+  switch (op) {
+    case LayerOp::kSoftmax:
+      return softmax;
+    case LayerOp::kLayerNorm:
+      return ln;
+    case LayerOp::kRmsNorm:
+      return rms;
+    case LayerOp::kGelu:
+      return gelu;
+    case LayerOp::kSilu:
+      return silu;
+    default:
+      return add;
+  }
+}
+
+// Replaces expressions in the integer fields of a layer node by their values.
+Node with_params(const Node& n, const config::Schema& schema, const Params& params,
+                 const std::string& path) {
+  Node out = n;
+  for (auto& e : out.entries()) {
+    const auto* entry = schema.find(e.key);
+    if (!entry || entry->is_group || entry->type != config::ParamType::kInt || !e.value.is_scalar())
+      continue;
+    if (is_int_literal(e.value.text())) continue;
+    const auto v = eval_int_expr(e.value.text(), params, e.value.origin(), path + "." + e.key);
+    e.value = Node::scalar(std::to_string(v), e.value.origin());
+  }
+  return out;
+}
+
+template <class S>
+void fill_common(Layer& l, const S& spec, LayerOp op, size_t index) {
+  l.name = spec.name.empty() ? fmt::format("{}{}", layer_op_name(op), index) : spec.name;
+  l.op = op;
+  l.repeat = spec.repeat;
+  l.dtype = spec.dtype;
+}
+
+Layer parse_layer(const Node& n, const std::string& path, size_t index, const Params& params) {
   if (!n.is_map())
     throw ConfigError(n.origin(), path,
                       fmt::format("expected a layer mapping, got {}", n.kind_name()));
-  static const std::vector<std::string> ops = {"gemm"};
-  if (const Node* op = n.find("op")) {
-    const std::string o = config::to_string(*op, path + ".op");
-    if (o != "gemm")
-      throw ConfigError(
-          op->origin(), path + ".op",
-          fmt::format("unknown op '{}'{}; known ops: {}", o, did_you_mean(o, ops), join(ops)));
+  LayerOp op = LayerOp::kGemm;
+  if (const Node* o = n.find("op")) {
+    const std::string name = config::to_string(*o, path + ".op");
+    std::vector<std::string> names;
+    bool found = false;
+    for (const auto& [k, v] : layer_ops()) {
+      names.push_back(k);
+      if (k == name) {
+        op = v;
+        found = true;
+      }
+    }
+    if (!found)
+      throw ConfigError(o->origin(), path + ".op",
+                        fmt::format("unknown op '{}'{}; known ops: {}", name,
+                                    did_you_mean(name, names), join(names)));
   }
-  GemmSpec g = gemm_schema().load(n, path);
-  if (g.m * g.batch > kMaxDim)
-    throw ConfigError(n.origin(), path,
-                      fmt::format("batch x m = {} exceeds {}", g.m * g.batch, kMaxDim));
+  const Node node = with_params(n, layer_schema(op), params, path);
   Layer l;
-  l.name = g.name.empty() ? fmt::format("gemm{}", index) : g.name;
-  l.op = LayerOp::kGemm;
-  l.batch = g.batch;
-  l.m = g.m;
-  l.n = g.n;
-  l.k = g.k;
-  l.repeat = g.repeat;
-  l.dtype = g.dtype;
   l.origin = n.origin();
+  auto bad = [&](const std::string& field, const std::string& why) {
+    throw ConfigError(n.origin(), path + (field.empty() ? "" : "." + field),
+                      fmt::format("layer '{}': {}", l.name, why));
+  };
+  switch (op) {
+    case LayerOp::kGemm: {
+      const auto g = gemm_schema().load(node, path);
+      fill_common(l, g, op, index);
+      l.batch = g.batch;
+      l.m = g.m;
+      l.n = g.n;
+      l.k = g.k;
+      if (g.m * g.batch > kMaxDim)
+        bad("m", fmt::format("batch x m = {} exceeds {}", g.m * g.batch, kMaxDim));
+      break;
+    }
+    case LayerOp::kConv2d: {
+      const auto c = conv_schema().load(node, path);
+      fill_common(l, c, op, index);
+      l.conv = {c.n, c.h, c.w, c.ch, c.k, c.r, c.s, c.stride, c.pad, c.dil, c.groups};
+      if (c.ch % c.groups)
+        bad("groups",
+            fmt::format("input channels {} are not divisible by groups {}", c.ch, c.groups));
+      if (c.k % c.groups)
+        bad("groups", fmt::format("filters {} are not divisible by groups {}", c.k, c.groups));
+      if (l.conv.p() < 1 || l.conv.q() < 1)
+        bad("r", fmt::format(
+                     "the {}x{} filter (dilation {}) is larger than the {}x{} input padded by {}",
+                     c.r, c.s, c.dil, c.h, c.w, c.pad));
+      if (l.conv.n * l.conv.p() * l.conv.q() > kMaxDim * 64)
+        bad("n", "n x output pixels is beyond 2^30");
+      break;
+    }
+    case LayerOp::kAttention: {
+      const auto a = attn_schema().load(node, path);
+      fill_common(l, a, op, index);
+      l.attn = {a.batch,
+                a.heads,
+                a.kv_heads ? a.kv_heads : a.heads,
+                a.seq_q,
+                a.seq_kv ? a.seq_kv : a.seq_q,
+                a.head_dim,
+                a.causal};
+      if (l.attn.kv_heads > l.attn.heads || l.attn.heads % l.attn.kv_heads)
+        bad("kv_heads", fmt::format("heads {} are not divisible by kv_heads {}", l.attn.heads,
+                                    l.attn.kv_heads));
+      if (l.attn.causal && l.attn.seq_q > l.attn.seq_kv)
+        bad("seq_q", fmt::format("causal attention needs seq_q <= seq_kv, got {} > {}",
+                                 l.attn.seq_q, l.attn.seq_kv));
+      break;
+    }
+    default: {
+      const auto v = vec_schema(op).load(node, path);
+      fill_common(l, v, op, index);
+      l.vec = {v.rows, v.cols};
+      break;
+    }
+  }
   return l;
 }
 
-void parse_layers(const Node& n, const std::string& path, Workload& w) {
-  if (!n.is_seq())
-    throw ConfigError(n.origin(), path,
-                      fmt::format("expected a list of layers, got {}", n.kind_name()));
-  if (n.items().empty()) throw ConfigError(n.origin(), path, "the workload has no layers");
-  for (size_t i = 0; i < n.items().size(); ++i)
-    w.layers.push_back(parse_layer(n.items()[i], fmt::format("{}[{}]", path, i), i));
+Params read_params(const Node* n, const std::string& path, const Params* declared) {
+  Params p = declared ? *declared : Params{};
+  if (!n || n->is_null()) return p;
+  if (!n->is_map())
+    throw ConfigError(n->origin(), path,
+                      fmt::format("expected a mapping of integer params, got {}", n->kind_name()));
+  for (const auto& e : n->entries()) {
+    if (declared && !declared->count(e.key)) {
+      std::vector<std::string> names;
+      for (const auto& [k, v] : *declared) names.push_back(k);
+      throw ConfigError(
+          e.key_origin, path + "." + e.key,
+          fmt::format("the workload has no parameter '{}'{}; params: {}", e.key,
+                      did_you_mean(e.key, names), names.empty() ? "none" : join(names)));
+    }
+    p[e.key] = config::to_int(e.value, path + "." + e.key, 1, kMaxDim);
+  }
+  return p;
 }
 
-const std::vector<std::string> kFileKeys = {"name", "source", "description", "layers"};
-const std::vector<std::string> kSectionKeys = {"file", "name", "source", "description", "layers"};
+const std::vector<std::string> kFileKeys = {"name", "source", "description", "params", "layers"};
+const std::vector<std::string> kSectionKeys = {"file",        "name",   "source",
+                                               "description", "params", "layers"};
 
 void check_keys(const Node& n, const std::string& path, const std::vector<std::string>& allowed) {
   for (const auto& e : n.entries())
@@ -90,15 +277,47 @@ void check_keys(const Node& n, const std::string& path, const std::vector<std::s
           "unknown workload key" + did_you_mean(e.key, allowed) + "; allowed: " + join(allowed));
 }
 
-void read_body(const Node& n, const std::string& path, Workload& w) {
-  if (const Node* v = n.find("name")) w.name = config::to_string(*v, path + ".name");
-  if (const Node* v = n.find("source")) w.source = config::to_string(*v, path + ".source");
+void read_layers(const Node& n, const std::string& path, const Params& params, Workload& w) {
   const Node* layers = n.find("layers");
   if (!layers) throw ConfigError(n.origin(), path, "missing 'layers:' list");
-  parse_layers(*layers, path.empty() ? "layers" : path + ".layers", w);
+  const std::string lpath = path.empty() ? "layers" : path + ".layers";
+  if (!layers->is_seq())
+    throw ConfigError(layers->origin(), lpath,
+                      fmt::format("expected a list of layers, got {}", layers->kind_name()));
+  if (layers->items().empty())
+    throw ConfigError(layers->origin(), lpath, "the workload has no layers");
+  for (size_t i = 0; i < layers->items().size(); ++i)
+    w.layers.push_back(parse_layer(layers->items()[i], fmt::format("{}[{}]", lpath, i), i, params));
 }
 
 }  // namespace
+
+const std::vector<std::pair<std::string, LayerOp>>& layer_ops() {
+  static const std::vector<std::pair<std::string, LayerOp>> ops = {
+      {"gemm", LayerOp::kGemm},
+      {"conv2d", LayerOp::kConv2d},
+      {"attention", LayerOp::kAttention},
+      {"softmax", LayerOp::kSoftmax},
+      {"layernorm", LayerOp::kLayerNorm},
+      {"rmsnorm", LayerOp::kRmsNorm},
+      {"gelu", LayerOp::kGelu},
+      {"silu", LayerOp::kSilu},
+      {"add", LayerOp::kAdd}};
+  return ops;
+}
+
+const config::Schema& layer_schema(LayerOp op) {
+  switch (op) {
+    case LayerOp::kGemm:
+      return gemm_schema();
+    case LayerOp::kConv2d:
+      return conv_schema();
+    case LayerOp::kAttention:
+      return attn_schema();
+    default:
+      return vec_schema(op);
+  }
+}
 
 const config::Schema& gemm_layer_schema() { return gemm_schema(); }
 
@@ -119,24 +338,28 @@ Workload load_workload(const Node& node, const std::string& path) {
                                   "'layers:', got {}",
                                   node.kind_name()));
   }
+  const Node* overrides = node.is_map() ? node.find("params") : nullptr;
   if (file) {
+    if (node.is_map() && node.find("layers"))
+      throw ConfigError(node.find("layers")->origin(), path + ".layers",
+                        "give either 'file:' or 'layers:', not both");
     const std::string name = config::to_string(*file, path + ".file");
     const std::string resolved = config::find_referenced_file(name, file->origin(), path + ".file");
     const Node body = config::load_yaml_file(resolved, file->origin());
     if (!body.is_map())
       throw ConfigError(body.origin(), "", "a workload file must hold a mapping with 'layers:'");
     check_keys(body, "", kFileKeys);
-    read_body(body, "", w);
+    if (const Node* v = body.find("name")) w.name = config::to_string(*v, "name");
+    if (const Node* v = body.find("source")) w.source = config::to_string(*v, "source");
+    const Params declared = read_params(body.find("params"), "params", nullptr);
+    read_layers(body, "", read_params(overrides, path + ".params", &declared), w);
     w.file = resolved;
-    if (node.is_map() && node.find("layers"))
-      throw ConfigError(node.find("layers")->origin(), path + ".layers",
-                        "give either 'file:' or 'layers:', not both");
   } else {
-    read_body(node, path, w);
+    if (const Node* v = node.find("source")) w.source = config::to_string(*v, path + ".source");
+    read_layers(node, path, read_params(overrides, path + ".params", nullptr), w);
   }
-  if (node.is_map()) {
+  if (node.is_map())
     if (const Node* v = node.find("name")) w.name = config::to_string(*v, path + ".name");
-  }
   if (w.name.empty()) w.name = w.file.empty() ? "inline" : w.file;
   return w;
 }

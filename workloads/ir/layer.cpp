@@ -8,13 +8,80 @@ const char* layer_op_name(LayerOp op) {
   switch (op) {
     case LayerOp::kGemm:
       return "gemm";
+    case LayerOp::kConv2d:
+      return "conv2d";
+    case LayerOp::kAttention:
+      return "attention";
+    case LayerOp::kSoftmax:
+      return "softmax";
+    case LayerOp::kLayerNorm:
+      return "layernorm";
+    case LayerOp::kRmsNorm:
+      return "rmsnorm";
+    case LayerOp::kGelu:
+      return "gelu";
+    case LayerOp::kSilu:
+      return "silu";
+    case LayerOp::kAdd:
+      return "add";
   }
   return "?";
 }
 
+bool is_vector_op(LayerOp op) {
+  return op != LayerOp::kGemm && op != LayerOp::kConv2d && op != LayerOp::kAttention;
+}
+
+std::uint64_t AttentionShape::scores_per_head() const {
+  const auto q = static_cast<std::uint64_t>(seq_q), kv = static_cast<std::uint64_t>(seq_kv);
+  if (!causal) return q * kv;
+  // Query i (0-based) sits at position kv - q + i and sees kv - q + i + 1 keys.
+  return q * (kv - q) + q * (q + 1) / 2;
+}
+
+std::uint64_t Layer::macs() const {
+  switch (op) {
+    case LayerOp::kGemm:
+      return static_cast<std::uint64_t>(rows_gemm()) * static_cast<std::uint64_t>(n) *
+             static_cast<std::uint64_t>(k);
+    case LayerOp::kConv2d: {
+      const auto& c = conv;
+      return static_cast<std::uint64_t>(c.n * c.p() * c.q()) * static_cast<std::uint64_t>(c.k) *
+             static_cast<std::uint64_t>(c.r * c.s * (c.c / c.groups));
+    }
+    case LayerOp::kAttention:
+      // QK^T and PV: each score costs head_dim MACs twice.
+      return 2 * static_cast<std::uint64_t>(attn.batch * attn.heads) * attn.scores_per_head() *
+             static_cast<std::uint64_t>(attn.head_dim);
+    default:
+      return 0;
+  }
+}
+
+std::uint64_t Layer::elements() const {
+  return static_cast<std::uint64_t>(vec.rows) * static_cast<std::uint64_t>(vec.cols);
+}
+
 std::string Layer::shape() const {
-  if (batch == 1) return fmt::format("{}x{}x{}", m, n, k);
-  return fmt::format("{}x({}x{}x{})", batch, m, n, k);
+  switch (op) {
+    case LayerOp::kGemm:
+      if (batch == 1) return fmt::format("{}x{}x{}", m, n, k);
+      return fmt::format("{}x({}x{}x{})", batch, m, n, k);
+    case LayerOp::kConv2d: {
+      const auto& c = conv;
+      std::string s = fmt::format("{}x{}x{}x{} k{} {}x{}", c.n, c.h, c.w, c.c, c.k, c.r, c.s);
+      if (c.stride != 1) s += fmt::format("/{}", c.stride);
+      if (c.groups != 1) s += fmt::format(" g{}", c.groups);
+      return s;
+    }
+    case LayerOp::kAttention: {
+      const auto& a = attn;
+      return fmt::format("b{} h{}/{} q{} kv{} d{}{}", a.batch, a.heads, a.kv_heads, a.seq_q,
+                         a.seq_kv, a.head_dim, a.causal ? " causal" : "");
+    }
+    default:
+      return fmt::format("{}x{}", vec.rows, vec.cols);
+  }
 }
 
 }  // namespace systole::workloads

@@ -1,5 +1,6 @@
 #pragma once
-// The layer IR: what to compute, independent of any target.
+// The layer IR: what to compute, independent of any target. GEMM, conv2d, attention and the
+// vector ops around them (softmax, layernorm, rmsnorm, GELU/SiLU, residual add).
 
 #include <cstdint>
 #include <string>
@@ -10,26 +11,66 @@
 
 namespace systole::workloads {
 
-enum class LayerOp { kGemm };
+enum class LayerOp {
+  kGemm,
+  kConv2d,
+  kAttention,
+  kSoftmax,
+  kLayerNorm,
+  kRmsNorm,
+  kGelu,
+  kSilu,
+  kAdd
+};
 const char* layer_op_name(LayerOp op);
+/// True for the ops that run on the vector unit.
+bool is_vector_op(LayerOp op);
 
-/// A (batched) GEMM: C[batch][m x n] = A[batch][m x k] * B[k x n]. B (the weights) is shared
-/// by the batch, so the batch folds into M.
+/// conv2d in NHWC with square-symmetric stride, padding and dilation; K filters of R x S x
+/// C/groups.
+struct ConvShape {
+  std::int64_t n = 1, h = 0, w = 0, c = 0, k = 0, r = 0, s = 0;
+  std::int64_t stride = 1, pad = 0, dilation = 1, groups = 1;
+  std::int64_t p() const { return (h + 2 * pad - dilation * (r - 1) - 1) / stride + 1; }  ///< out H
+  std::int64_t q() const { return (w + 2 * pad - dilation * (s - 1) - 1) / stride + 1; }  ///< out W
+};
+
+/// Scaled-dot-product attention of `heads` query heads sharing `kv_heads` K/V heads (MHA when
+/// equal, GQA when fewer, MQA when one). Decode is seq_q = new tokens against a KV cache of
+/// seq_kv positions; causal masking aligns the queries with the last positions.
+struct AttentionShape {
+  std::int64_t batch = 1, heads = 0, kv_heads = 0, seq_q = 0, seq_kv = 0, head_dim = 0;
+  bool causal = false;
+  std::int64_t group() const { return heads / kv_heads; }  ///< query heads per K/V head
+  /// Score-matrix entries actually computed per (batch, head): all, or the unmasked ones.
+  std::uint64_t scores_per_head() const;
+};
+
+/// A vector op over rows x cols elements (softmax and norms reduce along each row).
+struct VectorShape {
+  std::int64_t rows = 0, cols = 0;
+};
+
 struct Layer {
   std::string name;
   LayerOp op = LayerOp::kGemm;
-  std::int64_t batch = 1;
-  std::int64_t m = 0, n = 0, k = 0;
   models::DataType dtype = models::DataType::kBf16;  ///< operand type; outputs in the same type
   std::int64_t repeat = 1;  ///< identical layers in a row (e.g. transformer blocks)
   Origin origin;            ///< where the layer was declared
 
-  std::int64_t rows() const { return batch * m; }  ///< GEMM M after folding the batch
-  std::uint64_t macs() const {
-    return static_cast<std::uint64_t>(rows()) * static_cast<std::uint64_t>(n) *
-           static_cast<std::uint64_t>(k);
-  }
-  std::string shape() const;  ///< "8192x8192x8192" or "8x(8x8192)x..." for people
+  // gemm: C[batch][m x n] = A[batch][m x k] * B[k x n]; B (the weights) is shared by the batch,
+  // so the batch folds into M.
+  std::int64_t batch = 1;
+  std::int64_t m = 0, n = 0, k = 0;
+  ConvShape conv;       ///< conv2d
+  AttentionShape attn;  ///< attention
+  VectorShape vec;      ///< vector ops
+
+  std::int64_t rows_gemm() const { return batch * m; }  ///< GEMM M after folding the batch
+  std::int64_t rows() const { return rows_gemm(); }
+  std::uint64_t macs() const;      ///< multiply-accumulates (0 for vector ops)
+  std::uint64_t elements() const;  ///< vector ops: elements processed
+  std::string shape() const;       ///< for people: "8192x8192x8192", "1x224x224x3 k64 7x7/2"
 };
 
 struct Workload {

@@ -1,5 +1,7 @@
 #include "models/systems/tpu_chip/tpu_chip_system.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 #include "models/systems/tpu_chip/tpu_chip_module.h"
@@ -24,10 +26,16 @@ struct LayerTotals {
 }  // namespace
 
 void TpuChipSystem::check(const workloads::Workload& w) const {
-  for (const auto& l : w.layers) workloads::map_gemm(cfg_.chip, l);
+  for (const auto& l : w.layers) {
+    if (l.op != workloads::LayerOp::kGemm)
+      throw WorkloadError(fmt::format("{}: layer '{}': tpu_chip does not map {} layers yet",
+                                      l.origin.str(), l.name, workloads::layer_op_name(l.op)));
+    workloads::map_gemm(cfg_.chip, l);
+  }
 }
 
 stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOptions& opt) {
+  check(w);
   const TpuChipConfig& chip = cfg_.chip;
   stats::PointResult res;
   res.trace.enabled = opt.trace;

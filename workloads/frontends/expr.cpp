@@ -1,0 +1,135 @@
+#include "workloads/frontends/expr.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <vector>
+
+#include "sim/core/text.h"
+
+namespace systole::workloads {
+
+namespace {
+
+class Parser {
+ public:
+  Parser(const std::string& t, const Params& p, const Origin& o, const std::string& path)
+      : t_(t), params_(p), origin_(o), path_(path) {}
+
+  std::int64_t parse() {
+    const std::int64_t v = sum();
+    skip();
+    if (pos_ != t_.size()) fail(fmt::format("unexpected '{}' in '{}'", t_.substr(pos_, 1), t_));
+    return v;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why) const { throw ConfigError(origin_, path_, why); }
+  void skip() {
+    while (pos_ < t_.size() && std::isspace(static_cast<unsigned char>(t_[pos_]))) ++pos_;
+  }
+  bool eat(char c) {
+    skip();
+    if (pos_ < t_.size() && t_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  std::int64_t checked(bool overflow, std::int64_t v) const {
+    if (overflow) fail(fmt::format("'{}' overflows a 64-bit integer", t_));
+    return v;
+  }
+  std::int64_t sum() {
+    std::int64_t v = product();
+    for (;;) {
+      std::int64_t r = 0;
+      if (eat('+'))
+        v = checked(__builtin_add_overflow(v, product(), &r), r);
+      else if (eat('-'))
+        v = checked(__builtin_sub_overflow(v, product(), &r), r);
+      else
+        return v;
+    }
+  }
+  std::int64_t product() {
+    std::int64_t v = unary();
+    for (;;) {
+      std::int64_t r = 0;
+      if (eat('*')) {
+        v = checked(__builtin_mul_overflow(v, unary(), &r), r);
+      } else if (eat('/')) {
+        v /= divisor();
+      } else if (eat('%')) {
+        v %= divisor();
+      } else {
+        return v;
+      }
+    }
+  }
+  std::int64_t divisor() {
+    const std::int64_t d = unary();
+    if (d == 0) fail(fmt::format("division by zero in '{}'", t_));
+    return d;
+  }
+  std::int64_t unary() {
+    if (eat('-')) return -unary();
+    if (eat('(')) {
+      const std::int64_t v = sum();
+      if (!eat(')')) fail(fmt::format("missing ')' in '{}'", t_));
+      return v;
+    }
+    skip();
+    if (pos_ < t_.size() && std::isdigit(static_cast<unsigned char>(t_[pos_]))) {
+      std::int64_t v = 0;
+      while (pos_ < t_.size() && std::isdigit(static_cast<unsigned char>(t_[pos_]))) {
+        std::int64_t r = 0;
+        if (__builtin_mul_overflow(v, 10, &r) || __builtin_add_overflow(r, t_[pos_] - '0', &v))
+          fail(fmt::format("'{}' overflows a 64-bit integer", t_));
+        ++pos_;
+      }
+      return v;
+    }
+    if (pos_ < t_.size() &&
+        (std::isalpha(static_cast<unsigned char>(t_[pos_])) || t_[pos_] == '_')) {
+      const size_t b = pos_;
+      while (pos_ < t_.size() &&
+             (std::isalnum(static_cast<unsigned char>(t_[pos_])) || t_[pos_] == '_'))
+        ++pos_;
+      const std::string name = t_.substr(b, pos_ - b);
+      const auto it = params_.find(name);
+      if (it == params_.end()) {
+        std::vector<std::string> names;
+        for (const auto& [k, v] : params_) names.push_back(k);
+        fail(fmt::format(
+            "unknown parameter '{}' in '{}'{}{}", name, t_, did_you_mean(name, names),
+            names.empty() ? "; the workload declares no params" : "; params: " + join(names)));
+      }
+      return it->second;
+    }
+    fail(fmt::format("expected a number or a parameter name in '{}'", t_));
+  }
+
+  const std::string& t_;
+  const Params& params_;
+  const Origin& origin_;
+  const std::string& path_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+bool is_int_literal(const std::string& text) {
+  size_t i = (!text.empty() && (text[0] == '-' || text[0] == '+')) ? 1 : 0;
+  if (i >= text.size()) return false;
+  for (; i < text.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(text[i]))) return false;
+  return true;
+}
+
+std::int64_t eval_int_expr(const std::string& text, const Params& params, const Origin& origin,
+                           const std::string& path) {
+  return Parser(text, params, origin, path).parse();
+}
+
+}  // namespace systole::workloads
