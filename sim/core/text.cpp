@@ -28,7 +28,7 @@ int edit_distance(const std::string& a, const std::string& b) {
 std::vector<std::string> close_matches(const std::string& word,
                                        const std::vector<std::string>& candidates, int max) {
   std::vector<std::pair<int, std::string>> scored;
-  const int limit = std::max(1, static_cast<int>(word.size()) / 3);
+  const int limit = std::max(1, static_cast<int>(word.size() + 1) / 3);
   for (const auto& c : candidates) {
     int d = edit_distance(word, c);
     const bool prefix =

@@ -36,18 +36,29 @@ class Parser {
     }
     return false;
   }
-  std::int64_t checked(bool overflow, std::int64_t v) const {
-    if (overflow) fail(fmt::format("'{}' overflows a 64-bit integer", t_));
-    return v;
+  // Applies a checked builtin (add/sub/mul with overflow flag) to a and b.
+  template <class Op>
+  std::int64_t checked(Op op, std::int64_t a, std::int64_t b) const {
+    std::int64_t r = 0;
+    if (op(a, b, &r)) fail(fmt::format("'{}' overflows a 64-bit integer", t_));
+    return r;
+  }
+  static bool add(std::int64_t a, std::int64_t b, std::int64_t* r) {
+    return __builtin_add_overflow(a, b, r);
+  }
+  static bool sub(std::int64_t a, std::int64_t b, std::int64_t* r) {
+    return __builtin_sub_overflow(a, b, r);
+  }
+  static bool mul(std::int64_t a, std::int64_t b, std::int64_t* r) {
+    return __builtin_mul_overflow(a, b, r);
   }
   std::int64_t sum() {
     std::int64_t v = product();
     for (;;) {
-      std::int64_t r = 0;
       if (eat('+'))
-        v = checked(__builtin_add_overflow(v, product(), &r), r);
+        v = checked(add, v, product());
       else if (eat('-'))
-        v = checked(__builtin_sub_overflow(v, product(), &r), r);
+        v = checked(sub, v, product());
       else
         return v;
     }
@@ -55,9 +66,8 @@ class Parser {
   std::int64_t product() {
     std::int64_t v = unary();
     for (;;) {
-      std::int64_t r = 0;
       if (eat('*')) {
-        v = checked(__builtin_mul_overflow(v, unary(), &r), r);
+        v = checked(mul, v, unary());
       } else if (eat('/')) {
         v /= divisor();
       } else if (eat('%')) {

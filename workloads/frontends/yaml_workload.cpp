@@ -121,6 +121,8 @@ const SchemaOf<VecSpec>& vec_schema(LayerOp op) {
   static const SchemaOf<VecSpec> silu = make("silu", "elementwise SiLU (vector unit)");
   static const SchemaOf<VecSpec> add =
       make("add", "elementwise residual add of two tensors (vector unit)");
+  static const SchemaOf<VecSpec> mul =
+      make("mul", "elementwise product of two tensors, e.g. SwiGLU gating (vector unit)");
   switch (op) {
     case LayerOp::kSoftmax:
       return softmax;
@@ -132,6 +134,8 @@ const SchemaOf<VecSpec>& vec_schema(LayerOp op) {
       return gelu;
     case LayerOp::kSilu:
       return silu;
+    case LayerOp::kMul:
+      return mul;
     default:
       return add;
   }
@@ -302,7 +306,8 @@ const std::vector<std::pair<std::string, LayerOp>>& layer_ops() {
       {"rmsnorm", LayerOp::kRmsNorm},
       {"gelu", LayerOp::kGelu},
       {"silu", LayerOp::kSilu},
-      {"add", LayerOp::kAdd}};
+      {"add", LayerOp::kAdd},
+      {"mul", LayerOp::kMul}};
   return ops;
 }
 

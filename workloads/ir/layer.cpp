@@ -24,6 +24,8 @@ const char* layer_op_name(LayerOp op) {
       return "silu";
     case LayerOp::kAdd:
       return "add";
+    case LayerOp::kMul:
+      return "mul";
   }
   return "?";
 }

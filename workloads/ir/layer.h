@@ -20,7 +20,8 @@ enum class LayerOp {
   kRmsNorm,
   kGelu,
   kSilu,
-  kAdd
+  kAdd,
+  kMul
 };
 const char* layer_op_name(LayerOp op);
 /// True for the ops that run on the vector unit.
