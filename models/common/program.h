@@ -17,11 +17,12 @@ const char* op_kind_name(OpKind k);
 
 struct Op {
   OpKind kind = OpKind::kLoad;
-  std::uint16_t unit = 0;             ///< executing unit (index into the chip's unit list)
-  std::uint8_t memory = 0;            ///< DMA: 0 = HBM, 1 = CMEM
-  std::uint64_t bytes = 0;            ///< DMA: bytes moved; matmul: operand bytes read from VMEM
-  std::uint32_t m = 0, k = 0, n = 0;  ///< matmul shape
-  std::vector<std::uint32_t> deps;    ///< ops (indices into Program::ops) that must finish first
+  std::uint16_t unit = 0;                ///< executing unit (index into the chip's unit list)
+  std::uint8_t memory = 0;               ///< DMA: 0 = HBM, 1 = CMEM
+  std::uint64_t bytes = 0;               ///< DMA: bytes moved; matmul: operand bytes read from VMEM
+  std::uint32_t m = 0, k = 0, n = 0;     ///< matmul shape
+  std::uint32_t m0 = 0, k0 = 0, n0 = 0;  ///< matmul: where the tile sits in the layer's GEMM
+  std::vector<std::uint32_t> deps;       ///< ops (indices into Program::ops) that must finish first
 };
 
 struct Program {

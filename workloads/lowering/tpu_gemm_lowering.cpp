@@ -35,8 +35,6 @@ class CoreLowering {
 
   void lower(std::int64_t m0, std::int64_t m_ext, std::int64_t n0, std::int64_t n_ext,
              std::int64_t K, const GemmMapping& mp, std::uint64_t eb) {
-    (void)m0;
-    (void)n0;
     const std::int64_t P = chip_.mxus_per_core;
     std::vector<std::vector<std::uint32_t>> slot_readers(2);  // matmuls that read each slot
     std::vector<std::uint32_t> acc_store(2, ~0u);             // store that frees each accumulator
@@ -69,6 +67,9 @@ class CoreLowering {
             Op mm;
             mm.kind = OpKind::kMatmul;
             mm.unit = chip_.mxu_unit(core_, j);
+            mm.m0 = static_cast<std::uint32_t>(m0 + mt);
+            mm.n0 = static_cast<std::uint32_t>(n0 + nt + j * slice);
+            mm.k0 = static_cast<std::uint32_t>(kt);
             mm.m = static_cast<std::uint32_t>(tm);
             mm.k = static_cast<std::uint32_t>(tk);
             mm.n = static_cast<std::uint32_t>(n_j);

@@ -1,0 +1,106 @@
+#include "workloads/mapping/layer_plan.h"
+
+#include <algorithm>
+
+namespace systole::workloads {
+
+const char* attention_impl_name(AttentionImpl a) {
+  return a == AttentionImpl::kFused ? "fused" : "unfused";
+}
+
+// Lane operations per element. Assumptions (no published TPU VPU cost table exists):
+// softmax = max, subtract, exp, sum, divide; layernorm = mean, subtract, square, mean,
+// rsqrt-scale, scale, shift; rmsnorm = square, mean, rsqrt-scale, scale; GELU (tanh form)
+// = 8; SiLU = exp, add, divide, multiply; add/mul = 1.
+double vector_ops_per_element(LayerOp op) {
+  switch (op) {
+    case LayerOp::kSoftmax:
+      return 5;
+    case LayerOp::kLayerNorm:
+      return 7;
+    case LayerOp::kRmsNorm:
+      return 4;
+    case LayerOp::kGelu:
+      return 8;
+    case LayerOp::kSilu:
+      return 4;
+    case LayerOp::kAdd:
+    case LayerOp::kMul:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+namespace {
+
+Layer gemm_of(const Layer& from, std::int64_t m, std::int64_t n, std::int64_t k,
+              const std::string& suffix) {
+  Layer g;
+  g.name = from.name + suffix;
+  g.op = LayerOp::kGemm;
+  g.dtype = from.dtype;
+  g.origin = from.origin;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  return g;
+}
+
+Step gemm_step(const std::string& name, Layer g, std::int64_t count, double a_reuse = 1) {
+  Step s;
+  s.kind = Step::Kind::kGemm;
+  s.name = name;
+  s.gemm = {std::move(g), count, a_reuse};
+  return s;
+}
+
+Step vector_step(const std::string& name, LayerOp op, std::int64_t rows, std::int64_t cols) {
+  Step s;
+  s.kind = Step::Kind::kVector;
+  s.name = name;
+  s.vec.op = op;
+  s.vec.rows = rows;
+  s.vec.cols = cols;
+  s.vec.inputs = (op == LayerOp::kAdd || op == LayerOp::kMul) ? 2 : 1;
+  s.vec.ops_per_element = vector_ops_per_element(op);
+  return s;
+}
+
+}  // namespace
+
+std::vector<Step> plan_layer(const Layer& l, AttentionImpl attention) {
+  switch (l.op) {
+    case LayerOp::kGemm:
+      return {gemm_step("gemm", l, 1)};
+    case LayerOp::kConv2d: {
+      const ConvShape& c = l.conv;
+      const std::int64_t m = c.n * c.p() * c.q(), n = c.k / c.groups,
+                         k = (c.c / c.groups) * c.r * c.s;
+      // im2col rows x cols over the input elements a group reads: how often explicit im2col
+      // would re-read each input element; implicit im2col fetches it about once.
+      const double expanded = static_cast<double>(m) * static_cast<double>(k);
+      const double input = static_cast<double>(c.n * c.h * c.w * (c.c / c.groups));
+      return {gemm_step(c.groups > 1 ? "group" : "conv", gemm_of(l, m, n, k, ""), c.groups,
+                        std::max(1.0, expanded / input))};
+    }
+    case LayerOp::kAttention: {
+      const AttentionShape& a = l.attn;
+      if (attention == AttentionImpl::kFused) {
+        Step s;
+        s.kind = Step::Kind::kFlash;
+        s.name = "flash";
+        s.flash = {a, l.dtype};
+        return {s};
+      }
+      const std::int64_t count = a.batch * a.kv_heads, rows = a.group() * a.seq_q;
+      return {gemm_step("qk", gemm_of(l, rows, a.seq_kv, a.head_dim, ".qk"), count),
+              vector_step("softmax", LayerOp::kSoftmax, a.batch * a.heads * a.seq_q, a.seq_kv),
+              gemm_step("pv", gemm_of(l, rows, a.head_dim, a.seq_kv, ".pv"), count)};
+    }
+    default:
+      return {vector_step(layer_op_name(l.op), l.op, l.vec.rows, l.vec.cols)};
+  }
+}
+
+}  // namespace systole::workloads

@@ -1,0 +1,61 @@
+#pragma once
+// How a layer becomes work a TPU-class chip executes: a sequence of steps, each a GEMM job for
+// the MXUs (tiled through VMEM by map_gemm), a vector job for the vector units, or a fused
+// attention job. Target-independent shapes only; timing happens in the system.
+//
+//   gemm       one GEMM job
+//   conv2d     implicit im2col: one GEMM job per group, M = N*P*Q output pixels, N = K/groups
+//              filters, K = C/groups*R*S; the im2col matrix is never written — each input
+//              element is fetched about once per pass instead of R*S/stride^2 times
+//   attention  unfused: S = Q K^T (GEMM per batch x kv-head, the query heads of a group
+//              stacked into M), softmax over S in HBM, O = P V (GEMM); fused (FlashAttention):
+//              one job that keeps the query tile and the running softmax in VMEM
+//   others     one vector job
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "workloads/ir/layer.h"
+
+namespace systole::workloads {
+
+enum class AttentionImpl { kUnfused, kFused };
+const char* attention_impl_name(AttentionImpl a);
+
+struct GemmJob {
+  Layer gemm;              ///< GEMM-shaped (op gemm, batch 1): what map_gemm tiles
+  std::int64_t count = 1;  ///< independent instances with their own operands, run back to back
+  double a_reuse = 1;      ///< HBM bytes of A tiles are divided by this (implicit im2col)
+};
+
+struct VectorJob {
+  LayerOp op = LayerOp::kAdd;
+  std::int64_t rows = 0, cols = 0;
+  int inputs = 1;              ///< tensors read (2 for add/mul)
+  double ops_per_element = 1;  ///< vector-lane operations per element (see layer_plan.cpp)
+  std::uint64_t elements() const {
+    return static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols);
+  }
+};
+
+struct FlashJob {
+  AttentionShape attn;
+  models::DataType dtype = models::DataType::kBf16;
+};
+
+struct Step {
+  enum class Kind { kGemm, kVector, kFlash } kind = Kind::kGemm;
+  std::string name;  ///< "qk", "softmax", "pv", "group", ...
+  GemmJob gemm;
+  VectorJob vec;
+  FlashJob flash;
+};
+
+/// The steps of one instance of `l` (its repeat count is applied by the caller).
+std::vector<Step> plan_layer(const Layer& l, AttentionImpl attention);
+
+/// Vector-lane operations per element of each vector op (an assumption, stated in the README).
+double vector_ops_per_element(LayerOp op);
+
+}  // namespace systole::workloads
