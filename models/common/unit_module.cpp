@@ -1,5 +1,7 @@
 #include "models/common/unit_module.h"
 
+#include <algorithm>
+
 namespace systole::models {
 
 UnitModule::UnitModule(const sc_core::sc_module_name& name, std::uint16_t id, std::string kind,
@@ -23,16 +25,21 @@ void UnitModule::run() {
     const std::uint32_t op_index = queue_.front();
     queue_.pop_front();
     const Op& op = board_.program().ops[op_index];
+    dequeued(op);
     const sc_core::sc_time asked = sc_core::sc_time_stamp();
     const sc_core::sc_time deps_done = board_.wait_deps(op_index);
     const sc_core::sc_time begin = sc_core::sc_time_stamp();
     layer_.stall_ps += (begin - asked).to_seconds() * 1e12;
     const sc_core::sc_time latency = execute(op, deps_done);
     ++layer_.ops;
-    const bool was_empty = retiring_.empty();
-    retiring_.emplace_back(op_index, begin);
-    retire_at_.push_back(sc_core::sc_time_stamp() + latency);
-    if (was_empty) retire_ev_.notify(latency);
+    // Keep the retire queue sorted by time (a short op may finish before a long one ahead of
+    // it); re-arm the event when the new op retires first.
+    const sc_core::sc_time at = sc_core::sc_time_stamp() + latency;
+    const auto pos = std::upper_bound(retire_at_.begin(), retire_at_.end(), at);
+    const bool first = pos == retire_at_.begin();
+    retiring_.emplace(retiring_.begin() + (pos - retire_at_.begin()), op_index, begin);
+    retire_at_.insert(pos, at);
+    if (first) retire_ev_.notify(latency);
   }
 }
 

@@ -2,7 +2,8 @@
 // Base of every program-executing SystemC unit (MXU, DMA engine). A unit runs its queue of ops
 // in order: it waits for each op's dependencies, lets the derived class spend the op's
 // occupancy (blocking waits), and retires the op after the returned pipeline latency, so the
-// next op may start while the previous one drains. Time advances only through events.
+// next op may start while the previous one drains (ops retire in order of completion time).
+// Time advances only through events.
 
 #include <systemc>
 
@@ -39,9 +40,10 @@ class UnitModule : public sc_core::sc_module {
   std::uint16_t id() const { return id_; }
   const std::string& unit_kind() const { return kind_; }
   void enqueue(std::uint32_t op) { queue_.push_back(op); }
-  /// Starts the next layer: wakes the thread.
+  /// Starts the next layer (or repetition of one): wakes the thread.
   void kick(std::uint32_t layer) {
     layer_index_ = layer;
+    begin_layer();
     work_.notify(sc_core::SC_ZERO_TIME);
   }
   const UnitCounters& layer_counters() const { return layer_; }
@@ -54,7 +56,12 @@ class UnitModule : public sc_core::sc_module {
   /// the remaining latency until the op's result is complete. `deps_done` is when its last
   /// dependency completed.
   virtual sc_core::sc_time execute(const Op& op, sc_core::sc_time deps_done) = 0;
+  /// Called when the unit takes `op` from its queue, before waiting for its dependencies.
+  virtual void dequeued(const Op& /*op*/) {}
+  /// Called by kick(), at the time the layer starts.
+  virtual void begin_layer() {}
   UnitCounters& counters() { return layer_; }
+  const Scoreboard& board() const { return board_; }
 
  private:
   void run();

@@ -65,7 +65,14 @@ const config::SchemaOf<MxuConfig>& MxuConfig::schema() {
                           std::string("bf16"), "operand type fed to the multipliers")
         .choice<DataType>("accumulate_type", &MxuConfig::accumulate_type,
                           {{"fp32", DataType::kFp32}, {"int32", DataType::kInt32}},
-                          std::string("fp32"), "accumulator type");
+                          std::string("fp32"), "accumulator type")
+        // TPU v1: 4096 rows x 256 x 32-bit = 4 MiB, half of it for double buffering (FACTS.md
+        // §A.1, [TPU1] §2). No figure is published for later TPUs; the v1 row count is the
+        // default.
+        .integer("accumulators", &MxuConfig::accumulators, 4096, 1, 1 << 24,
+                 "accumulator rows (each cols x 32-bit); an output tile x 2 (double-buffered) "
+                 "must fit",
+                 "rows");
     b.check([](const MxuConfig& c, const config::Node& n, const std::string& p) {
       const bool int_in = c.input_type == DataType::kInt8;
       const bool int_acc = c.accumulate_type == DataType::kInt32;

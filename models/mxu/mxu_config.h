@@ -1,5 +1,6 @@
 #pragma once
-// Configuration of one MXU systolic array.
+// Configuration of one MXU systolic array: shape, dataflow, operand and accumulator types, and
+// the accumulator memory that holds output rows while the reduction advances.
 
 #include <cstdint>
 
@@ -19,6 +20,7 @@ struct MxuConfig {
   Dataflow dataflow = Dataflow::kWeightStationary;
   DataType input_type = DataType::kBf16;
   DataType accumulate_type = DataType::kFp32;
+  std::int64_t accumulators = 0;  ///< accumulator rows per MXU, each `cols` 32-bit sums wide
   static const config::SchemaOf<MxuConfig>& schema();
 };
 

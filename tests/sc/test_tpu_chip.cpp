@@ -49,14 +49,19 @@ TEST_CASE("tpu_chip golden: one-step GEMM 8x4x4 takes 178 cycles", "[sc][golden]
   //   load A   0 ..  64   (64 B at 1 B/cycle)
   //   load B  64 ..  96
   //   matmul: operands ready at 96; the 4x4 weight tile shifts in for R = 4 cycles (nothing
-  //           to overlap it with) -> streams from 100; 1 fold of max(M=8, R=4) = 8 cycles ->
-  //           last input at 108; drains R + C - 2 = 6 cycles -> done at 114
+  //           to overlap it with) -> A rows stream 100..107 (1 fold, T = M = 8); the last
+  //           row reaches the bottom PE row R - 1 = 3 cycles after entering and the last
+  //           column n - 1 = 3 cycles after that (113) -> done at 114 = f + T + R + n - 2
+  //           (models/mxu/README.md; the PE-level reference gives the same)
   //   store  114 .. 178   (64 B)
   REQUIRE(r.layers.get_int(0, "cycles") == 178);
   const auto& mxu = r.units.at(0);
   CHECK(mxu.get_int(0, "busy_cycles") == 8);
   CHECK(mxu.get_int(0, "load_cycles") == 4);
   CHECK(mxu.get_int(0, "stall_cycles") == 96);  // waited for its operands from cycle 0 to 96
+  CHECK(mxu.get_int(0, "stall_input_cycles") == 96);
+  CHECK(mxu.get_int(0, "fill_drain_cycles") == 6);  // 108..114: the last rows drain
+  CHECK(mxu.get_int(0, "idle_cycles") == 64);       // the store
   CHECK(mxu.get_int(0, "macs") == 8 * 4 * 4);
   CHECK(mxu.get_int(0, "folds") == 1);
   const auto& mem = r.units.at(2);
@@ -84,9 +89,10 @@ TEST_CASE("tpu_chip golden: two k steps, double-buffered, take 274 cycles", "[sc
   models::TpuChipModule top("chip", chip, &trace);
   const auto t = top.run_layer(prog, 0);
   // One DMA engine, in order: A0 0..64, B0 64..96, A1 96..160, B1 160..192.
-  // mm0: operands at 96, weight shift 4 -> streams 100..108, done 114.
-  // mm1: operands at 192 (slot 1 was free, so its loads did not wait), weight shift 4 ->
-  //      streams 196..204, done 210.  store: 210..274 (64 B).
+  // mm0: operands at 96, weight shift 96..99 -> streams 100..107, done 100 + 8 + 4 + 4 - 2
+  //      = 114 (f + T + R + n - 2).
+  // mm1: operands at 192 (slot 1 was free, so its loads did not wait), weight shift
+  //      192..195 -> streams 196..203, done 210.  store: 210..274 (64 B).
   CHECK(t == sc_core::sc_time(274, sc_core::SC_NS));
   REQUIRE(trace.events.size() == 7);
   // Trace times are picoseconds inside the module (the system converts them to cycles).

@@ -83,22 +83,35 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l) {
   dedup(tks);
 
   const std::uint64_t vmem = chip.vmem.capacity.value();
+  // The MXUs of a core read their operands through one VMEM port (vmem.bandwidth).
+  const double vmem_bytes_per_cycle = chip.vmem.bandwidth.value() / chip.clock.value();
+  const auto accumulators = static_cast<std::uint64_t>(chip.mxu.accumulators);
   double best_cost = INFINITY;
-  std::uint64_t smallest = ~0ull;
+  std::uint64_t smallest = ~0ull, smallest_acc = ~0ull;
+  bool fits_vmem = false;
   for (auto tm : tms)
     for (auto tn : tns)
       for (auto tk : tks) {
         const std::uint64_t fp = footprint(chip, tm, tn, tk, eb);
         smallest = std::min(smallest, fp);
         if (fp > vmem) continue;
+        fits_vmem = true;
         const std::int64_t mt = ceil_div(core_m, tm), nt = ceil_div(core_n, tn),
                            kt = ceil_div(K, tk);
         const std::int64_t slice = ceil_div(tn, P);
         const auto step = mxu.matmul(static_cast<std::uint32_t>(tm), static_cast<std::uint32_t>(tk),
                                      static_cast<std::uint32_t>(slice));
-        const double compute =
-            static_cast<double>(mt * nt * kt) * static_cast<double>(step.occupancy.value()) +
-            static_cast<double>(step.latency.value() + step.load.value());
+        // Each MXU accumulates its output slice while k advances; two output tiles are in
+        // flight (the lowering double-buffers them), so twice the rows must fit.
+        smallest_acc = std::min(smallest_acc, 2 * step.accumulator_rows);
+        if (2 * step.accumulator_rows > accumulators) continue;
+        const double feed =
+            static_cast<double>(P) *
+            static_cast<double>(step.vmem_elements * models::dtype_bytes(chip.mxu.input_type)) /
+            vmem_bytes_per_cycle;
+        const double compute = static_cast<double>(mt * nt * kt) *
+                                   std::max(static_cast<double>(step.occupancy.value()), feed) +
+                               static_cast<double>(step.latency.value() + step.load.value());
         // HBM traffic, exactly as the lowering moves it: each core reads its A rows once per
         // n tile and its B columns once per m tile, and writes its part of C once.
         double bytes = 0;
@@ -122,6 +135,11 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l) {
           best.bounds.planned_bytes = static_cast<std::uint64_t>(bytes);
         }
       }
+  if (best.tm == 0 && fits_vmem)
+    throw WorkloadError(fmt::format(
+        "{}: layer '{}' ({}) fits nowhere: its smallest output tile needs {} accumulator rows "
+        "per MXU (two tiles in flight), the MXU has {} (raise system.chip.mxu.accumulators)",
+        l.origin.str(), l.name, l.shape(), smallest_acc, accumulators));
   if (best.tm == 0)
     throw WorkloadError(fmt::format(
         "{}: layer '{}' ({}) fits nowhere: its smallest tiling needs {} of VMEM, the core has {} "

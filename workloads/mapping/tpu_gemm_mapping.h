@@ -35,7 +35,8 @@ struct GemmMapping {
   std::string tile_text() const;  ///< "2048x512x512"
 };
 
-/// Picks the tiling; throws WorkloadError naming the layer and sizes when nothing fits VMEM.
+/// Picks the tiling; throws WorkloadError naming the layer and sizes when nothing fits VMEM or
+/// the MXU accumulators (2 x output tile rows per MXU, MxuConfig::accumulators).
 GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& layer);
 
 /// The bounds of a layer on a chip, independent of the tiling (planned_bytes left 0).

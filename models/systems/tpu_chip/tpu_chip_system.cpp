@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "models/systems/tpu_chip/tpu_chip_module.h"
 #include "workloads/lowering/tpu_gemm_lowering.h"
@@ -18,10 +20,42 @@ std::int64_t to_cycles(double ps, double period_ps) {
   return static_cast<std::int64_t>(std::llround(ps / period_ps));
 }
 
-struct LayerTotals {
-  double mxu_busy_ps = 0, mxu_stall_ps = 0, load_ps = 0, mapping_weighted = 0;
-  std::uint64_t macs = 0;
-};
+/// The MXU columns shared by the per-unit and the per-(layer, unit) tables. Counters are in MXU
+/// cycles of `mxu_ps` picoseconds; `cycles` is the span the row covers.
+void mxu_columns(Record& r, const MxuCounters& x, std::int64_t cycles, double mxu_ps,
+                 double period_ps, double pes) {
+  const auto cyc = [&](std::uint64_t n) {
+    return to_cycles(static_cast<double>(n) * mxu_ps, period_ps);
+  };
+  const std::int64_t classified = cyc(x.accounted());
+  r.i("busy_cycles", "cycles", "cycles an operand vector entered the array", cyc(x.busy))
+      .i("load_cycles", "cycles", "cycles waiting for a stationary (weight) tile to shift in",
+         cyc(x.weight_load))
+      .i("stall_input_cycles", "cycles",
+         "cycles an op waited for its operands (not in VMEM yet, or not yet delivered by the "
+         "VMEM port)",
+         cyc(x.stall_input))
+      .i("stall_output_cycles", "cycles",
+         "cycles waiting for results to leave (os output registers; the accumulator buffer's "
+         "previous tile not yet stored)",
+         cyc(x.stall_output))
+      .i("stall_cycles", "cycles", "stall_input_cycles + stall_output_cycles",
+         cyc(x.stall_input + x.stall_output))
+      .i("fill_drain_cycles", "cycles",
+         "cycles with nothing to stream while the previous op was still in the array",
+         cyc(x.fill_drain))
+      .i("idle_cycles", "cycles", "cycles in none of the classes above",
+         std::max<std::int64_t>(0, cycles - classified))
+      .i("ops", "", "matmul operations", static_cast<std::int64_t>(x.ops))
+      .i("folds", "", "array folds", static_cast<std::int64_t>(x.folds))
+      .i("macs", "MAC", "multiply-accumulates", static_cast<std::int64_t>(x.macs))
+      .i("bytes", "B", "operand bytes the array read from VMEM",
+         static_cast<std::int64_t>(x.vmem_bytes))
+      .f("mac_utilization", "", "MACs / (PEs x cycles)",
+         cycles ? static_cast<double>(x.macs) / (pes * static_cast<double>(cycles)) : 0.0)
+      .f("mapping_efficiency", "", "PEs holding real operands / PEs, MAC-weighted",
+         x.macs ? x.mapping_weighted / static_cast<double>(x.macs) : 0.0);
+}
 
 }  // namespace
 
@@ -45,12 +79,21 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
     res.trace.kinds.push_back(op_kind_name(k));
 
   TpuChipModule top("chip", chip, &res.trace);
+  // The MXUs of a TensorCore share its VMEM read port (vmem.bandwidth).
+  std::vector<std::shared_ptr<VmemPort>> vmem_ports;
+  for (std::int64_t c = 0; c < chip.tensor_cores; ++c)
+    vmem_ports.push_back(
+        std::make_shared<VmemPort>(chip.vmem.bandwidth.value() / chip.clock.value()));
+  for (const auto& m : top.mxus())
+    m->attach_vmem(vmem_ports[static_cast<size_t>(m->id() / chip.units_per_core())]);
   const double period_ps = 1e12 / chip.clock.value();
+  const double mxu_ps = top.period().to_seconds() * 1e12;
   const double peak = static_cast<double>(chip.peak_macs_per_cycle());
   std::int64_t total_cycles = 0;
   std::uint64_t total_macs = 0, total_hbm = 0;
   std::uint64_t hbm_before = 0;
   std::uint32_t layer_index = 0;
+  stats::Table mxu_layers_t("mxu_layers", "one row per layer per MXU");
 
   for (const auto& l : w.layers) {
     const auto mapping = workloads::map_gemm(chip, l);
@@ -60,22 +103,26 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
       elapsed_ps += static_cast<double>(top.run_layer(prog, layer_index).value());
     // Cycles from absolute times, so layer cycles add up to the run's cycles exactly.
     const double end_ps = static_cast<double>(sc_core::sc_time_stamp().value());
-    LayerTotals t;
+    top.end_layer();
+    const std::int64_t cycles =
+        to_cycles(end_ps, period_ps) - to_cycles(end_ps - elapsed_ps, period_ps);
+    MxuCounters t;
     for (const auto& m : top.mxus()) {
-      t.mxu_busy_ps += m->layer_counters().busy_ps;
-      t.mxu_stall_ps += m->layer_counters().stall_ps;
-      t.load_ps += m->layer_mxu().load_exposed_ps;
-      t.mapping_weighted += m->layer_mxu().mapping_weighted;
-      t.macs += m->layer_mxu().macs;
+      t.add(m->closed_layer_mxu());
+      Record r;
+      r.s("layer", "layer name", l.name).s("name", "unit", res.trace.units[m->id()]);
+      mxu_columns(r, m->closed_layer_mxu(), cycles, mxu_ps, period_ps,
+                  static_cast<double>(m->timing().peak_macs_per_cycle()));
+      mxu_layers_t.append(r);
     }
     const double n_mxu = static_cast<double>(top.mxus().size());
+    const auto mean_cycles = [&](std::uint64_t n) {
+      return static_cast<double>(n) * mxu_ps / n_mxu / period_ps;
+    };
     const std::uint64_t hbm_now = top.hbm().bytes_read() + top.hbm().bytes_written();
     const std::uint64_t hbm_bytes = hbm_now - hbm_before;
     hbm_before = hbm_now;
-    top.end_layer();
 
-    const std::int64_t cycles =
-        to_cycles(end_ps, period_ps) - to_cycles(end_ps - elapsed_ps, period_ps);
     const auto rep = static_cast<double>(l.repeat);
     const auto& b = mapping.bounds;
     const double seconds = elapsed_ps * 1e-12;
@@ -88,12 +135,21 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
         .i("macs", "MAC", "multiply-accumulates", static_cast<std::int64_t>(t.macs))
         .i("cycles", "cycles", "simulated cycles", cycles)
         .f("time", "s", "simulated time", seconds)
-        .f("mxu_busy_cycles", "cycles", "mean cycles an MXU accepted inputs",
-           t.mxu_busy_ps / n_mxu / period_ps)
-        .f("mxu_stall_cycles", "cycles", "mean cycles an MXU had work but waited for operands",
-           t.mxu_stall_ps / n_mxu / period_ps)
+        .f("mxu_busy_cycles", "cycles", "mean cycles an operand vector entered an MXU",
+           mean_cycles(t.busy))
+        .f("mxu_stall_cycles", "cycles",
+           "mean cycles an MXU stalled (mxu_stall_input_cycles + mxu_stall_output_cycles)",
+           mean_cycles(t.stall_input + t.stall_output))
+        .f("mxu_stall_input_cycles", "cycles", "mean cycles an MXU waited for its operands",
+           mean_cycles(t.stall_input))
+        .f("mxu_stall_output_cycles", "cycles",
+           "mean cycles an MXU waited for results to leave (output registers, accumulators)",
+           mean_cycles(t.stall_output))
         .f("mxu_load_cycles", "cycles", "mean cycles an MXU waited for a weight tile to shift in",
-           t.load_ps / n_mxu / period_ps)
+           mean_cycles(t.weight_load))
+        .f("mxu_fill_drain_cycles", "cycles",
+           "mean cycles an MXU had nothing to stream while its pipeline filled or drained",
+           mean_cycles(t.fill_drain))
         .f("mac_utilization", "", "MACs / (peak MACs per cycle x cycles)",
            static_cast<double>(t.macs) / (peak * static_cast<double>(cycles)))
         .f("mapping_efficiency", "", "PEs holding real operands / PEs, MAC-weighted",
@@ -121,26 +177,10 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
   const double total_ps = static_cast<double>(total_cycles) * period_ps;
   stats::Table mxu_t("mxu", "one row per MXU");
   for (const auto& m : top.mxus()) {
-    const auto& c = m->total_counters();
-    const auto& x = m->total_mxu();
     Record r;
-    r.s("name", "unit", res.trace.units[m->id()])
-        .i("busy_cycles", "cycles", "cycles accepting inputs", to_cycles(c.busy_ps, period_ps))
-        .i("idle_cycles", "cycles", "cycles not accepting inputs",
-           total_cycles - to_cycles(c.busy_ps, period_ps))
-        .i("stall_cycles", "cycles", "cycles with work queued but operands missing",
-           to_cycles(c.stall_ps, period_ps))
-        .i("load_cycles", "cycles", "cycles waiting for a weight tile to shift in",
-           to_cycles(x.load_exposed_ps, period_ps))
-        .i("ops", "", "matmul operations", static_cast<std::int64_t>(c.ops))
-        .i("folds", "", "array folds", static_cast<std::int64_t>(x.folds))
-        .i("macs", "MAC", "multiply-accumulates", static_cast<std::int64_t>(x.macs))
-        .i("bytes", "B", "operand bytes read from VMEM", static_cast<std::int64_t>(c.bytes))
-        .f("utilization", "", "MACs / (PEs x cycles)",
-           static_cast<double>(x.macs) / (static_cast<double>(m->timing().peak_macs_per_cycle()) *
-                                          static_cast<double>(total_cycles)))
-        .f("mapping_efficiency", "", "PEs holding real operands / PEs, MAC-weighted",
-           x.macs ? x.mapping_weighted / static_cast<double>(x.macs) : 0.0);
+    r.s("name", "unit", res.trace.units[m->id()]);
+    mxu_columns(r, m->total_mxu(), total_cycles, mxu_ps, period_ps,
+                static_cast<double>(m->timing().peak_macs_per_cycle()));
     mxu_t.append(r);
   }
   stats::Table dma_t("dma", "one row per DMA engine");
@@ -174,7 +214,7 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
            static_cast<double>(bytes) / (total_ps * 1e-12) / m->peak_bytes_per_second());
     mem_t.append(r);
   }
-  res.units = {std::move(mxu_t), std::move(dma_t), std::move(mem_t)};
+  res.units = {std::move(mxu_t), std::move(dma_t), std::move(mem_t), std::move(mxu_layers_t)};
 
   for (auto& e : res.trace.events) {
     e.begin = static_cast<std::uint64_t>(to_cycles(static_cast<double>(e.begin), period_ps));
@@ -200,7 +240,7 @@ void register_tpu_chip(Registry& r) {
          &TpuSystemConfig::schema(), f});
   r.add({"mxu",
          "component",
-         "systolic matrix unit, fold-level timing (ws/os/is)",
+         "systolic matrix unit, fold-level timing equal to its PE-level reference (ws/os/is)",
          &MxuConfig::schema(),
          {}});
   r.add({"vmem",

@@ -53,6 +53,9 @@ TEST_CASE("random GEMMs: tiles fit and the program covers every MAC once", "[uni
       if (op.kind == models::OpKind::kMatmul) {
         REQUIRE(chip.unit_name(op.unit).find("mxu") != std::string::npos);
         REQUIRE(op.k <= static_cast<std::uint32_t>(mp.tk));
+        // Two output tiles in flight fit the MXU's accumulators.
+        REQUIRE(2 * models::MxuTiming(chip.mxu).matmul(op.m, op.k, op.n).accumulator_rows <=
+                static_cast<std::uint64_t>(chip.mxu.accumulators));
         macs += static_cast<std::uint64_t>(op.m) * op.k * op.n;
       } else {
         REQUIRE(chip.unit_name(op.unit).find("dma") != std::string::npos);
@@ -102,11 +105,36 @@ TEST_CASE("MXU fold timing", "[unit][mxu]") {
   auto c = t.matmul(1000, 200, 300);
   CHECK(c.folds == 6);
   CHECK(c.occupancy.value() == 6000);
-  CHECK(c.latency.value() == 254);
+  // The last fold (300 - 2 * 128 = 44 columns) streams from 128 + 5 * 1000; its last row leaves
+  // the bottom R - 1 cycles after entering and column 43 another 43 cycles later: the last
+  // result is out R + 44 - 2 = 170 cycles after the last row entered (the wider fold before it
+  // ended 1000 cycles earlier).
+  CHECK(c.latency.value() == 170);
   CHECK(c.load.value() == 128);
+  CHECK(c.total.value() == 128 + 6000 + 170);
   // mapping efficiency: (200 / 256) * (300 / 384)
   CHECK(c.mapping_efficiency == Approx(200.0 / 256 * 300.0 / 384));
   // A short stream cannot hide the next weight load: each fold costs R cycles.
   c = t.matmul(8, 128, 128);
   CHECK(c.occupancy.value() == 128);
+}
+
+TEST_CASE("the MXU accumulators limit the output tile", "[unit][mapping][mxu]") {
+  // 512 accumulator rows of 128 columns: two output tiles of tm x slice (slice = tn / 4 MXUs)
+  // must fit, so tm x ceil(slice / 128) <= 256.
+  const auto small = chip_with("chip: {mxu: {accumulators: 512}}");
+  const auto l = gemm(1, 4096, 4096, 4096);
+  const auto mp = workloads::map_gemm(small, l);
+  CHECK(mp.tm * ((mp.tn / 4 + 127) / 128) <= 256);
+  const auto roomy = workloads::map_gemm(chip_with("chip: {}"), l);
+  CHECK(roomy.tm * roomy.tn > mp.tm * mp.tn);
+  // Nothing fits: the smallest tile (8 rows x one column fold) needs 2 x 8 = 16 rows.
+  auto big = gemm(1, 1024, 1024, 1024);
+  big.name = "big";
+  big.origin = {"w.yaml", 3, 5};
+  REQUIRE_THROWS_WITH(
+      workloads::map_gemm(chip_with("chip: {mxu: {accumulators: 8}}"), big),
+      "w.yaml:3:5: layer 'big' (1024x1024x1024) fits nowhere: its smallest output tile needs 16 "
+      "accumulator rows per MXU (two tiles in flight), the MXU has 8 (raise "
+      "system.chip.mxu.accumulators)");
 }

@@ -1,0 +1,21 @@
+# MXU: numeric formats, PE-level reference (plain C++ core + SystemC shell), activity
+# classification; unit tests (no SystemC) and SystemC testbenches. See models/mxu/README.md.
+target_sources(models_timing PRIVATE
+  ${PROJECT_SOURCE_DIR}/models/mxu/numerics.cpp
+  ${PROJECT_SOURCE_DIR}/models/mxu/pe_array.cpp
+  ${PROJECT_SOURCE_DIR}/models/mxu/mxu_stats.cpp)
+target_sources(models_sc PRIVATE ${PROJECT_SOURCE_DIR}/models/mxu/pe_array_module.cpp)
+
+if(SYSTOLE_BUILD_TESTS)
+  systole_test(mxu_unit_tests
+    SOURCES ${PROJECT_SOURCE_DIR}/tests/unit/mxu/test_numerics.cpp
+            ${PROJECT_SOURCE_DIR}/tests/unit/mxu/test_mxu_timing.cpp
+            ${PROJECT_SOURCE_DIR}/tests/unit/mxu/test_pe_array.cpp
+    LINKS models_timing
+    LABELS mxu)
+  systole_test(mxu_sc_tests
+    SOURCES ${PROJECT_SOURCE_DIR}/tests/sc/mxu/test_pe_vs_fold.cpp
+            ${PROJECT_SOURCE_DIR}/tests/sc/mxu/test_mxu_chip.cpp
+    LINKS models_sc
+    LABELS mxu)
+endif()
