@@ -10,6 +10,8 @@ const char* op_kind_name(OpKind k) {
       return "store";
     case OpKind::kMatmul:
       return "matmul";
+    case OpKind::kVector:
+      return "vector";
   }
   return "?";
 }

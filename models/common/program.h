@@ -1,5 +1,5 @@
 #pragma once
-// The chip's program: one layer lowered to operations on named units (DMA engines, MXUs),
+// The chip's program: one layer lowered to operations on named units (DMA engines, MXUs, vector units),
 // with explicit dependencies. Produced by workloads/lowering, executed by the SystemC modules.
 
 #include <cstdint>
@@ -12,6 +12,7 @@ enum class OpKind : std::uint8_t {
   kLoad,    ///< DMA: memory (HBM/CMEM) -> VMEM
   kStore,   ///< DMA: VMEM -> memory
   kMatmul,  ///< MXU: A[m x k] (streamed) times W[k x n] (stationary), accumulate into C[m x n]
+  kVector,  ///< vector unit: `lane_ops` lane operations over data in VMEM
 };
 const char* op_kind_name(OpKind k);
 
@@ -22,6 +23,7 @@ struct Op {
   std::uint64_t bytes = 0;               ///< DMA: bytes moved; matmul: operand bytes read from VMEM
   std::uint32_t m = 0, k = 0, n = 0;     ///< matmul shape
   std::uint32_t m0 = 0, k0 = 0, n0 = 0;  ///< matmul: where the tile sits in the layer's GEMM
+  std::uint64_t lane_ops = 0;            ///< vector: lane operations
   std::vector<std::uint32_t> deps;       ///< ops (indices into Program::ops) that must finish first
 };
 

@@ -41,7 +41,7 @@ workloads::Layer gemm(std::int64_t m, std::int64_t n, std::int64_t k) {
 
 TEST_CASE("tpu_chip golden: one-step GEMM 8x4x4 takes 178 cycles", "[sc][golden]") {
   const auto chip = tiny_chip();
-  models::TpuChipSystem sys({chip});
+  models::TpuChipSystem sys({chip, {}});
   workloads::Workload w;
   w.layers = {gemm(8, 4, 4)};
   const auto r = sys.run(w, {});
@@ -109,7 +109,7 @@ TEST_CASE("tpu_chip: DMA engines keep HBM busy while the MXUs compute", "[sc]") 
   // A compute-bound GEMM on the default TPU v4 chip: the time is within 5% of the compute
   // bound, so loads overlap with compute (double buffering works end to end).
   const auto chip = models::TpuSystemConfig::schema().load(config::Node(), "system").chip;
-  models::TpuChipSystem sys({chip});
+  models::TpuChipSystem sys({chip, {}});
   workloads::Workload w;
   w.layers = {gemm(4096, 4096, 4096)};
   const auto r = sys.run(w, {});

@@ -1,6 +1,7 @@
 #include "workloads/lowering/tpu_gemm_lowering.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <vector>
 
@@ -14,109 +15,109 @@ namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-class CoreLowering {
+/// One core's share of the GEMM; keeps its double-buffer state across instances.
+class CoreGemm {
  public:
-  CoreLowering(const models::TpuChipConfig& chip, std::int64_t core, Program& prog)
-      : chip_(chip), core_(core), prog_(prog) {}
-
-  std::uint32_t emit(Op op) {
-    prog_.ops.push_back(std::move(op));
-    return static_cast<std::uint32_t>(prog_.ops.size() - 1);
-  }
-
-  std::uint32_t load(std::uint64_t bytes, std::vector<std::uint32_t> deps) {
-    Op op;
-    op.kind = OpKind::kLoad;
-    op.unit = chip_.dma_unit(core_, next_engine_++ % chip_.dma.engines);
-    op.bytes = bytes;
-    op.deps = std::move(deps);
-    return emit(std::move(op));
-  }
+  CoreGemm(ProgramBuilder& b, std::int64_t core) : b_(b), core_(core) {}
 
   void lower(std::int64_t m0, std::int64_t m_ext, std::int64_t n0, std::int64_t n_ext,
-             std::int64_t K, const GemmMapping& mp, std::uint64_t eb) {
-    const std::int64_t P = chip_.mxus_per_core;
-    std::vector<std::vector<std::uint32_t>> slot_readers(2);  // matmuls that read each slot
-    std::vector<std::uint32_t> acc_store(2, ~0u);             // store that frees each accumulator
-    std::optional<Op> pending_store;
-    std::int64_t step = 0, tile = 0;
+             std::int64_t K, const GemmMapping& mp, std::uint64_t eb, double a_reuse) {
+    const std::int64_t P = b_.chip().mxus_per_core;
     for (std::int64_t nt = 0; nt < n_ext; nt += mp.tn) {
       const std::int64_t tn = std::min(mp.tn, n_ext - nt);
       for (std::int64_t mt = 0; mt < m_ext; mt += mp.tm) {
         const std::int64_t tm = std::min(mp.tm, m_ext - mt);
-        const int acc = static_cast<int>(tile % 2);
+        const int acc = static_cast<int>(tile_ % 2);
         std::vector<std::uint32_t> last_step;
-        for (std::int64_t kt = 0; kt < K; kt += mp.tk, ++step) {
+        for (std::int64_t kt = 0; kt < K; kt += mp.tk, ++step_) {
           const std::int64_t tk = std::min(mp.tk, K - kt);
-          const int slot = static_cast<int>(step % 2);
-          const auto free_slot = slot_readers[slot];
-          const std::uint32_t a = load(static_cast<std::uint64_t>(tm * tk) * eb, free_slot);
-          const std::uint32_t b = load(static_cast<std::uint64_t>(tk * tn) * eb, free_slot);
+          const int slot = static_cast<int>(step_ % 2);
+          const auto free_slot = slot_readers_[slot];
+          const auto a_bytes = static_cast<std::uint64_t>(
+              std::ceil(static_cast<double>(tm * tk * static_cast<std::int64_t>(eb)) / a_reuse));
+          const std::uint32_t a = b_.load(core_, a_bytes, free_slot);
+          const std::uint32_t bt =
+              b_.load(core_, static_cast<std::uint64_t>(tk * tn) * eb, free_slot);
           // The previous tile's store goes after this step's prefetch, so an in-order DMA
           // queue never holds the prefetch back behind a store that waits for the MXUs.
-          if (pending_store) {
-            acc_store[1 - acc] = emit(std::move(*pending_store));
-            pending_store.reset();
-          }
-          slot_readers[slot].clear();
+          flush(1 - acc);
+          slot_readers_[slot].clear();
           last_step.clear();
-          const std::int64_t slice = ceil_div(tn, P);
+          const std::int64_t sm = mp.mxu_split_m ? ceil_div(tm, P) : tm;
+          const std::int64_t sn = mp.mxu_split_m ? tn : ceil_div(tn, P);
           for (std::int64_t j = 0; j < P; ++j) {
-            const std::int64_t n_j = std::min(slice, tn - j * slice);
-            if (n_j <= 0) break;
+            const std::int64_t mo = mp.mxu_split_m ? j * sm : 0, no = mp.mxu_split_m ? 0 : j * sn;
+            const std::int64_t m_j = std::min(sm, tm - mo), n_j = std::min(sn, tn - no);
+            if (m_j <= 0 || n_j <= 0) break;
             Op mm;
             mm.kind = OpKind::kMatmul;
-            mm.unit = chip_.mxu_unit(core_, j);
-            mm.m0 = static_cast<std::uint32_t>(m0 + mt);
-            mm.n0 = static_cast<std::uint32_t>(n0 + nt + j * slice);
+            mm.unit = b_.chip().mxu_unit(core_, j);
+            mm.m0 = static_cast<std::uint32_t>(m0 + mt + mo);
+            mm.n0 = static_cast<std::uint32_t>(n0 + nt + no);
             mm.k0 = static_cast<std::uint32_t>(kt);
-            mm.m = static_cast<std::uint32_t>(tm);
+            mm.m = static_cast<std::uint32_t>(m_j);
             mm.k = static_cast<std::uint32_t>(tk);
             mm.n = static_cast<std::uint32_t>(n_j);
-            mm.bytes = static_cast<std::uint64_t>(tm * tk + tk * n_j) * eb;
-            mm.deps = {a, b};
-            if (kt == 0 && acc_store[acc] != ~0u) mm.deps.push_back(acc_store[acc]);
-            const std::uint32_t id = emit(std::move(mm));
-            slot_readers[slot].push_back(id);
+            mm.bytes = static_cast<std::uint64_t>(m_j * tk + tk * n_j) * eb;
+            mm.deps = {a, bt};
+            if (kt == 0 && acc_store_[acc] != ~0u) mm.deps.push_back(acc_store_[acc]);
+            const std::uint32_t id = b_.emit(std::move(mm));
+            slot_readers_[slot].push_back(id);
             last_step.push_back(id);
           }
         }
-        Op st;
-        st.kind = OpKind::kStore;
-        st.unit = chip_.dma_unit(core_, next_engine_++ % chip_.dma.engines);
-        st.bytes = static_cast<std::uint64_t>(tm * tn) * eb;
-        st.deps = last_step;
-        pending_store = std::move(st);
-        ++tile;
+        pending_bytes_ = static_cast<std::uint64_t>(tm * tn) * eb;
+        pending_deps_ = std::move(last_step);
+        ++tile_;
       }
     }
-    if (pending_store) emit(std::move(*pending_store));
   }
 
+  /// Emits the pending output-tile store (it frees accumulator buffer `acc`).
+  void flush(int acc) {
+    if (pending_deps_.empty()) return;
+    acc_store_[acc] = b_.store(core_, pending_bytes_, std::move(pending_deps_));
+    pending_deps_.clear();
+  }
+  void finish() { flush(static_cast<int>((tile_ + 1) % 2)); }
+
  private:
-  const models::TpuChipConfig& chip_;
+  ProgramBuilder& b_;
   std::int64_t core_;
-  Program& prog_;
-  std::int64_t next_engine_ = 0;
+  std::vector<std::uint32_t> slot_readers_[2];  // matmuls that read each VMEM slot
+  std::uint32_t acc_store_[2] = {~0u, ~0u};     // store that frees each accumulator buffer
+  std::vector<std::uint32_t> pending_deps_;
+  std::uint64_t pending_bytes_ = 0;
+  std::int64_t step_ = 0, tile_ = 0;
 };
 
 }  // namespace
 
-Program lower_gemm(const models::TpuChipConfig& chip, const Layer& layer, const GemmMapping& mp) {
-  Program prog;
+void append_gemm(ProgramBuilder& b, const Layer& layer, const GemmMapping& mp, std::int64_t count,
+                 double a_reuse) {
   const auto eb = models::dtype_bytes(layer.dtype);
   const std::int64_t M = layer.rows(), N = layer.n, K = layer.k;
   const std::int64_t split = mp.split_n ? N : M;
-  for (std::int64_t c = 0; c < mp.cores_used; ++c) {
-    const std::int64_t s0 = c * mp.core_extent;
-    const std::int64_t ext = std::min(mp.core_extent, split - s0);
-    if (ext <= 0) break;
-    CoreLowering cl(chip, c, prog);
-    if (mp.split_n)
-      cl.lower(0, M, s0, ext, K, mp, eb);
-    else
-      cl.lower(s0, ext, 0, N, K, mp, eb);
+  std::vector<CoreGemm> cores;
+  for (std::int64_t c = 0; c < mp.cores_used; ++c) cores.emplace_back(b, c);
+  for (std::int64_t i = 0; i < count; ++i) {
+    for (std::int64_t c = 0; c < mp.cores_used; ++c) {
+      const std::int64_t s0 = c * mp.core_extent;
+      const std::int64_t ext = std::min(mp.core_extent, split - s0);
+      if (ext <= 0) break;
+      if (mp.split_n)
+        cores[static_cast<size_t>(c)].lower(0, M, s0, ext, K, mp, eb, a_reuse);
+      else
+        cores[static_cast<size_t>(c)].lower(s0, ext, 0, N, K, mp, eb, a_reuse);
+    }
   }
+  for (auto& c : cores) c.finish();
+}
+
+Program lower_gemm(const models::TpuChipConfig& chip, const Layer& layer, const GemmMapping& mp) {
+  Program prog;
+  ProgramBuilder b(chip, prog);
+  append_gemm(b, layer, mp);
   return prog;
 }
 

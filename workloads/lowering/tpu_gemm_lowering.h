@@ -7,11 +7,18 @@
 // used the same accumulator buffer two tiles earlier.
 
 #include "models/common/program.h"
+#include "workloads/lowering/program_builder.h"
 #include "workloads/mapping/tpu_gemm_mapping.h"
 
 namespace systole::workloads {
 
 models::Program lower_gemm(const models::TpuChipConfig& chip, const Layer& layer,
                            const GemmMapping& mapping);
+
+/// Appends `count` independent instances of the mapped GEMM (groups of a convolution, heads of
+/// attention), one after another through the same double buffers. A-tile loads move
+/// bytes / a_reuse (implicit im2col fetches each input element about once).
+void append_gemm(ProgramBuilder& b, const Layer& layer, const GemmMapping& mapping,
+                 std::int64_t count = 1, double a_reuse = 1);
 
 }  // namespace systole::workloads

@@ -69,12 +69,22 @@ Step vector_step(const std::string& name, LayerOp op, std::int64_t rows, std::in
 
 }  // namespace
 
+bool is_depthwise(const ConvShape& c) { return c.groups > 1 && c.groups == c.c; }
+
 std::vector<Step> plan_layer(const Layer& l, AttentionImpl attention) {
   switch (l.op) {
     case LayerOp::kGemm:
       return {gemm_step("gemm", l, 1)};
     case LayerOp::kConv2d: {
       const ConvShape& c = l.conv;
+      if (is_depthwise(c)) {
+        Step s = vector_step("depthwise", LayerOp::kConv2d, c.n * c.p() * c.q(), c.k);
+        s.vec.inputs = 1;
+        s.vec.ops_per_element = static_cast<double>(c.r * c.s);  // one multiply-add per tap
+        s.vec.input_ratio =
+            static_cast<double>(c.h * c.w * c.c) / static_cast<double>(c.p() * c.q() * c.k);
+        return {s};
+      }
       const std::int64_t m = c.n * c.p() * c.q(), n = c.k / c.groups,
                          k = (c.c / c.groups) * c.r * c.s;
       // im2col rows x cols over the input elements a group reads: how often explicit im2col

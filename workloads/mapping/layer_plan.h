@@ -4,8 +4,10 @@
 // attention job. Target-independent shapes only; timing happens in the system.
 //
 //   gemm       one GEMM job
-//   conv2d     implicit im2col: one GEMM job per group, M = N*P*Q output pixels, N = K/groups
-//              filters, K = C/groups*R*S; the im2col matrix is never written — each input
+//   conv2d     depthwise (groups = channels): a vector job, R*S multiply-adds per output on
+//              the vector unit (an MXU would use one column in 128), as TPU compilers do;
+//              otherwise implicit im2col: one GEMM job per group, M = N*P*Q output pixels, N =
+//              K/groups filters, K = C/groups*R*S; the im2col matrix is never written — each input
 //              element is fetched about once per pass instead of R*S/stride^2 times
 //   attention  unfused: S = Q K^T (GEMM per batch x kv-head, the query heads of a group
 //              stacked into M), softmax over S in HBM, O = P V (GEMM); fused (FlashAttention):
@@ -34,6 +36,7 @@ struct VectorJob {
   std::int64_t rows = 0, cols = 0;
   int inputs = 1;              ///< tensors read (2 for add/mul)
   double ops_per_element = 1;  ///< vector-lane operations per element (see layer_plan.cpp)
+  double input_ratio = 1;  ///< elements read per input tensor / elements written
   std::uint64_t elements() const {
     return static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols);
   }
@@ -51,6 +54,9 @@ struct Step {
   VectorJob vec;
   FlashJob flash;
 };
+
+/// A grouped convolution with one input channel per group (depthwise, any channel multiplier).
+bool is_depthwise(const ConvShape& c);
 
 /// The steps of one instance of `l` (its repeat count is applied by the caller).
 std::vector<Step> plan_layer(const Layer& l, AttentionImpl attention);

@@ -27,7 +27,9 @@ std::uint64_t footprint(const models::TpuChipConfig&, std::int64_t tm, std::int6
 
 }  // namespace
 
-std::string GemmMapping::tile_text() const { return fmt::format("{}x{}x{}", tm, tn, tk); }
+std::string GemmMapping::tile_text() const {
+  return fmt::format("{}x{}x{}{}", tm, tn, tk, mxu_split_m ? "/m" : "");
+}
 
 GemmBounds gemm_bounds(const models::TpuChipConfig& chip, const Layer& l) {
   GemmBounds b;
@@ -45,7 +47,7 @@ GemmBounds gemm_bounds(const models::TpuChipConfig& chip, const Layer& l) {
   return b;
 }
 
-GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l) {
+GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l, double a_reuse) {
   const models::MxuTiming mxu(chip.mxu);
   const std::int64_t R = chip.mxu.rows, C = chip.mxu.cols, P = chip.mxus_per_core;
   const std::int64_t M = l.rows(), N = l.n, K = l.k;
@@ -98,41 +100,48 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l) {
         fits_vmem = true;
         const std::int64_t mt = ceil_div(core_m, tm), nt = ceil_div(core_n, tn),
                            kt = ceil_div(K, tk);
-        const std::int64_t slice = ceil_div(tn, P);
-        const auto step = mxu.matmul(static_cast<std::uint32_t>(tm), static_cast<std::uint32_t>(tk),
-                                     static_cast<std::uint32_t>(slice));
-        // Each MXU accumulates its output slice while k advances; two output tiles are in
-        // flight (the lowering double-buffers them), so twice the rows must fit.
-        smallest_acc = std::min(smallest_acc, 2 * step.accumulator_rows);
-        if (2 * step.accumulator_rows > accumulators) continue;
-        const double feed =
-            static_cast<double>(P) *
-            static_cast<double>(step.vmem_elements * models::dtype_bytes(chip.mxu.input_type)) /
-            vmem_bytes_per_cycle;
-        const double compute = static_cast<double>(mt * nt * kt) *
-                                   std::max(static_cast<double>(step.occupancy.value()), feed) +
-                               static_cast<double>(step.latency.value() + step.load.value());
-        // HBM traffic, exactly as the lowering moves it: each core reads its A rows once per
-        // n tile and its B columns once per m tile, and writes its part of C once.
-        double bytes = 0;
-        for (std::int64_t c = 0; c < best.cores_used; ++c) {
-          const std::int64_t ext = std::min(best.core_extent, split - c * best.core_extent);
-          const std::int64_t cm = best.split_n ? M : ext, cn = best.split_n ? ext : N;
-          bytes +=
-              static_cast<double>(cm * K * ceil_div(cn, tn) + K * cn * ceil_div(cm, tm) + cm * cn);
-        }
-        bytes *= eb;
-        const double hbm = bytes / bytes_per_cycle;
-        // Per-step overhead (DMA issue, exposed latency at tile boundaries) favours big tiles.
-        const double cost = std::max(compute, hbm) + 64.0 * static_cast<double>(mt * nt * kt);
-        if (cost < best_cost) {
-          best_cost = cost;
-          best.tm = tm;
-          best.tn = tn;
-          best.tk = tk;
-          best.vmem_bytes = fp;
-          best.estimated_cycles = std::max(compute, hbm);
-          best.bounds.planned_bytes = static_cast<std::uint64_t>(bytes);
+        // The MXUs of a core share a tile either by its columns (each takes tn/P of N) or,
+        // when N is too narrow to fill them, by its rows (each takes tm/P of M, all of N).
+        for (const bool by_m : {false, true}) {
+          if (by_m && (tm < 2 * P || tn >= C * P)) continue;
+          const std::int64_t sm = by_m ? ceil_div(tm, P) : tm, sn = by_m ? tn : ceil_div(tn, P);
+          const auto step =
+              mxu.matmul(static_cast<std::uint32_t>(sm), static_cast<std::uint32_t>(tk),
+                         static_cast<std::uint32_t>(sn));
+          // Each MXU accumulates its output slice while k advances; two output tiles are in
+          // flight (the lowering double-buffers them), so twice the rows must fit.
+          smallest_acc = std::min(smallest_acc, 2 * step.accumulator_rows);
+          if (2 * step.accumulator_rows > accumulators) continue;
+          const double feed =
+              static_cast<double>(P) *
+              static_cast<double>(step.vmem_elements * models::dtype_bytes(chip.mxu.input_type)) /
+              vmem_bytes_per_cycle;
+          const double compute = static_cast<double>(mt * nt * kt) *
+                                     std::max(static_cast<double>(step.occupancy.value()), feed) +
+                                 static_cast<double>(step.latency.value() + step.load.value());
+          // HBM traffic, exactly as the lowering moves it: each core reads its A rows once per
+          // n tile and its B columns once per m tile, and writes its part of C once.
+          double bytes = 0;
+          for (std::int64_t c = 0; c < best.cores_used; ++c) {
+            const std::int64_t ext = std::min(best.core_extent, split - c * best.core_extent);
+            const std::int64_t cm = best.split_n ? M : ext, cn = best.split_n ? ext : N;
+            bytes += static_cast<double>(cm * K * ceil_div(cn, tn)) / a_reuse +
+                     static_cast<double>(K * cn * ceil_div(cm, tm) + cm * cn);
+          }
+          bytes *= eb;
+          const double hbm = bytes / bytes_per_cycle;
+          // Per-step overhead (DMA issue, exposed latency at tile boundaries) favours big tiles.
+          const double cost = std::max(compute, hbm) + 64.0 * static_cast<double>(mt * nt * kt);
+          if (cost < best_cost) {
+            best_cost = cost;
+            best.tm = tm;
+            best.tn = tn;
+            best.tk = tk;
+            best.vmem_bytes = fp;
+            best.estimated_cycles = std::max(compute, hbm);
+            best.bounds.planned_bytes = static_cast<std::uint64_t>(bytes);
+            best.mxu_split_m = by_m;
+          }
         }
       }
   if (best.tm == 0 && fits_vmem)

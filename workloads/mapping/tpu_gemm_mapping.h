@@ -28,16 +28,18 @@ struct GemmMapping {
   bool split_n = true;    ///< cores split N (else M)
   std::int64_t cores_used = 0;
   std::int64_t core_extent = 0;  ///< extent of the split dimension per core (last may be less)
-  std::int64_t tm = 0, tn = 0, tk = 0;  ///< VMEM tile per core; each MXU takes a slice of tn
+  std::int64_t tm = 0, tn = 0, tk = 0;  ///< VMEM tile per core
+  bool mxu_split_m = false;  ///< MXUs take row slices of tm (else column slices of tn)
   std::uint64_t vmem_bytes = 0;         ///< VMEM footprint of the tiling
   double estimated_cycles = 0;          ///< analytical estimate used to pick it
   GemmBounds bounds;
-  std::string tile_text() const;  ///< "2048x512x512"
+  std::string tile_text() const;  ///< "2048x512x512" ("/m" when the MXUs split rows)
 };
 
 /// Picks the tiling; throws WorkloadError naming the layer and sizes when nothing fits VMEM or
 /// the MXU accumulators (2 x output tile rows per MXU, MxuConfig::accumulators).
-GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& layer);
+/// `a_reuse` divides the HBM bytes of A tiles (implicit im2col, see layer_plan.h).
+GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& layer, double a_reuse = 1);
 
 /// The bounds of a layer on a chip, independent of the tiling (planned_bytes left 0).
 GemmBounds gemm_bounds(const models::TpuChipConfig& chip, const Layer& layer);

@@ -8,7 +8,8 @@ std::string TpuChipConfig::unit_name(std::uint16_t unit) const {
   const auto core = unit / units_per_core();
   const auto i = unit % units_per_core();
   if (i < mxus_per_core) return fmt::format("core{}.mxu{}", core, i);
-  return fmt::format("core{}.dma{}", core, i - mxus_per_core);
+  if (i < mxus_per_core + dma.engines) return fmt::format("core{}.dma{}", core, i - mxus_per_core);
+  return fmt::format("core{}.vpu", core);
 }
 
 // Defaults describe TPU v4 (FACTS.md §A.3): 2 TensorCores x 4 MXUs of 128x128 at 1050 MHz.
@@ -25,7 +26,8 @@ const config::SchemaOf<TpuChipConfig>& TpuChipConfig::schema() {
         .group("vmem", &TpuChipConfig::vmem, SramConfig::vmem_schema(), "per-core VMEM")
         .group("cmem", &TpuChipConfig::cmem, SramConfig::cmem_schema(), "chip CMEM")
         .group("hbm", &TpuChipConfig::hbm, HbmConfig::schema(), "main memory")
-        .group("dma", &TpuChipConfig::dma, DmaConfig::schema(), "DMA engines");
+        .group("dma", &TpuChipConfig::dma, DmaConfig::schema(), "DMA engines")
+        .group("vector", &TpuChipConfig::vector, VectorConfig::schema(), "vector unit per core");
     b.check([](const TpuChipConfig& c, const config::Node& n, const std::string& p) {
       if (c.units() > 65535)
         throw ConfigError(n.origin(), p, "too many units (cores x (MXUs + DMA engines) > 65535)");
@@ -35,10 +37,25 @@ const config::SchemaOf<TpuChipConfig>& TpuChipConfig::schema() {
   return s;
 }
 
+const config::SchemaOf<TpuMappingConfig>& TpuMappingConfig::schema() {
+  static const config::SchemaOf<TpuMappingConfig> s = [] {
+    config::SchemaOf<TpuMappingConfig> b("mapping", "how layers are mapped onto the chip");
+    b.choice<Attention>("attention", &TpuMappingConfig::attention,
+                        {{"fused", Attention::kFused}, {"unfused", Attention::kUnfused}},
+                        std::string("fused"),
+                        "fused: FlashAttention-style tiles in VMEM; unfused: QK^T, softmax and "
+                        "PV as separate steps with the score matrix in HBM");
+    return b;
+  }();
+  return s;
+}
+
 const config::SchemaOf<TpuSystemConfig>& TpuSystemConfig::schema() {
   static const config::SchemaOf<TpuSystemConfig> s = [] {
     config::SchemaOf<TpuSystemConfig> b("tpu_chip", "one TPU-class chip with its HBM");
-    b.group("chip", &TpuSystemConfig::chip, TpuChipConfig::schema(), "the chip").ignore("kind");
+    b.group("chip", &TpuSystemConfig::chip, TpuChipConfig::schema(), "the chip")
+        .group("mapping", &TpuSystemConfig::mapping, TpuMappingConfig::schema(), "mapping choices")
+        .ignore("kind");
     return b;
   }();
   return s;

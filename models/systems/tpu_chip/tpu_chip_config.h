@@ -7,6 +7,7 @@
 #include "models/hbm/hbm_config.h"
 #include "models/mxu/mxu_config.h"
 #include "models/sram/sram_config.h"
+#include "models/vector/vector_config.h"
 
 namespace systole::models {
 
@@ -19,9 +20,11 @@ struct TpuChipConfig {
   SramConfig cmem;
   HbmConfig hbm;
   DmaConfig dma;
+  VectorConfig vector;
   static const config::SchemaOf<TpuChipConfig>& schema();
 
-  std::int64_t units_per_core() const { return mxus_per_core + dma.engines; }
+  /// Per core: the MXUs, then the DMA engines, then the vector unit.
+  std::int64_t units_per_core() const { return mxus_per_core + dma.engines + 1; }
   std::int64_t units() const { return tensor_cores * units_per_core(); }
   std::uint16_t mxu_unit(std::int64_t core, std::int64_t i) const {
     return static_cast<std::uint16_t>(core * units_per_core() + i);
@@ -29,15 +32,26 @@ struct TpuChipConfig {
   std::uint16_t dma_unit(std::int64_t core, std::int64_t e) const {
     return static_cast<std::uint16_t>(core * units_per_core() + mxus_per_core + e);
   }
+  std::uint16_t vector_unit(std::int64_t core) const {
+    return static_cast<std::uint16_t>(core * units_per_core() + mxus_per_core + dma.engines);
+  }
   std::string unit_name(std::uint16_t unit) const;
   std::uint64_t peak_macs_per_cycle() const {
     return static_cast<std::uint64_t>(tensor_cores * mxus_per_core * mxu.rows * mxu.cols);
   }
 };
 
+/// How layers are mapped onto the chip (choices an architect compares).
+struct TpuMappingConfig {
+  enum class Attention { kUnfused, kFused };
+  Attention attention = Attention::kFused;
+  static const config::SchemaOf<TpuMappingConfig>& schema();
+};
+
 /// The `system:` section of an experiment whose kind is tpu_chip.
 struct TpuSystemConfig {
   TpuChipConfig chip;
+  TpuMappingConfig mapping;
   static const config::SchemaOf<TpuSystemConfig>& schema();
 };
 

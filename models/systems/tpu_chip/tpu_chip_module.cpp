@@ -32,6 +32,10 @@ TpuChipModule::TpuChipModule(const sc_core::sc_module_name& name, const TpuChipC
       dmas_.back()->cmem.bind(*cmem_);
       units_[id] = dmas_.back().get();
     }
+    const auto id = cfg.vector_unit(c);
+    vpus_.push_back(std::make_unique<VectorModule>(fmt::format("core{}_vpu", c).c_str(), id,
+                                                   cfg.vector, period_, board_, trace));
+    units_[id] = vpus_.back().get();
   }
 }
 

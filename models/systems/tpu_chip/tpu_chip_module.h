@@ -1,5 +1,5 @@
 #pragma once
-// The SystemC netlist of one TPU chip: per TensorCore, MXUs and DMA engines; one HBM and one
+// The SystemC netlist of one TPU chip: per TensorCore, MXUs, DMA engines and a vector unit; one HBM and one
 // CMEM channel shared by all DMA engines. It executes one layer's program at a time.
 
 #include <memory>
@@ -10,6 +10,7 @@
 #include "models/hbm/bandwidth_memory_module.h"
 #include "models/mxu/mxu_module.h"
 #include "models/systems/tpu_chip/tpu_chip_config.h"
+#include "models/vector/vector_module.h"
 
 namespace systole::models {
 
@@ -24,6 +25,7 @@ class TpuChipModule : public sc_core::sc_module {
   sc_core::sc_time period() const { return period_; }
   const std::vector<std::unique_ptr<MxuModule>>& mxus() const { return mxus_; }
   const std::vector<std::unique_ptr<DmaModule>>& dmas() const { return dmas_; }
+  const std::vector<std::unique_ptr<VectorModule>>& vpus() const { return vpus_; }
   const BandwidthMemoryModule& hbm() const { return *hbm_; }
   const BandwidthMemoryModule& cmem() const { return *cmem_; }
   /// Closes the layer's counters of every unit (moves them into the totals).
@@ -37,6 +39,7 @@ class TpuChipModule : public sc_core::sc_module {
   std::unique_ptr<BandwidthMemoryModule> cmem_;
   std::vector<std::unique_ptr<MxuModule>> mxus_;
   std::vector<std::unique_ptr<DmaModule>> dmas_;
+  std::vector<std::unique_ptr<VectorModule>> vpus_;
   std::vector<UnitModule*> units_;  // by unit id
 };
 

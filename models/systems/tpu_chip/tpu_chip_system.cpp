@@ -7,8 +7,7 @@
 #include <memory>
 
 #include "models/systems/tpu_chip/tpu_chip_module.h"
-#include "workloads/lowering/tpu_gemm_lowering.h"
-#include "workloads/mapping/tpu_gemm_mapping.h"
+#include "workloads/lowering/tpu_layer_lowering.h"
 
 namespace systole::models {
 
@@ -59,23 +58,23 @@ void mxu_columns(Record& r, const MxuCounters& x, std::int64_t cycles, double mx
 
 }  // namespace
 
+workloads::AttentionImpl TpuChipSystem::attention() const {
+  return cfg_.mapping.attention == TpuMappingConfig::Attention::kFused
+             ? workloads::AttentionImpl::kFused
+             : workloads::AttentionImpl::kUnfused;
+}
+
 void TpuChipSystem::check(const workloads::Workload& w) const {
-  for (const auto& l : w.layers) {
-    if (l.op != workloads::LayerOp::kGemm)
-      throw WorkloadError(fmt::format("{}: layer '{}': tpu_chip does not map {} layers yet",
-                                      l.origin.str(), l.name, workloads::layer_op_name(l.op)));
-    workloads::map_gemm(cfg_.chip, l);
-  }
+  for (const auto& l : w.layers) workloads::lower_layer(cfg_.chip, l, attention());
 }
 
 stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOptions& opt) {
-  check(w);
   const TpuChipConfig& chip = cfg_.chip;
   stats::PointResult res;
   res.trace.enabled = opt.trace;
   for (std::int64_t u = 0; u < chip.units(); ++u)
     res.trace.units.push_back(chip.unit_name(static_cast<std::uint16_t>(u)));
-  for (auto k : {OpKind::kLoad, OpKind::kStore, OpKind::kMatmul})
+  for (auto k : {OpKind::kLoad, OpKind::kStore, OpKind::kMatmul, OpKind::kVector})
     res.trace.kinds.push_back(op_kind_name(k));
 
   TpuChipModule top("chip", chip, &res.trace);
@@ -96,8 +95,8 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
   stats::Table mxu_layers_t("mxu_layers", "one row per layer per MXU");
 
   for (const auto& l : w.layers) {
-    const auto mapping = workloads::map_gemm(chip, l);
-    const Program prog = workloads::lower_gemm(chip, l, mapping);
+    const auto lowered = workloads::lower_layer(chip, l, attention());
+    const Program& prog = lowered.program;
     double elapsed_ps = 0;
     for (std::int64_t r = 0; r < l.repeat; ++r)
       elapsed_ps += static_cast<double>(top.run_layer(prog, layer_index).value());
@@ -123,16 +122,27 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
     const std::uint64_t hbm_bytes = hbm_now - hbm_before;
     hbm_before = hbm_now;
 
+    std::uint64_t lane_ops = 0;
+    double vpu_busy_ps = 0;
+    for (const auto& v : top.vpus()) {
+      lane_ops += v->closed_lane_ops();
+      vpu_busy_ps += v->closed_busy_ps();
+    }
     const auto rep = static_cast<double>(l.repeat);
-    const auto& b = mapping.bounds;
+    const auto& b = lowered.bounds;
+    const auto useful_macs = static_cast<double>(b.macs) * rep;
     const double seconds = elapsed_ps * 1e-12;
     Record rec;
     rec.s("layer", "layer name", l.name)
         .s("op", "layer operation", workloads::layer_op_name(l.op))
-        .s("shape", "batch x (m x n x k)", l.shape())
+        .s("shape", "layer shape (gemm: batch x (m x n x k))", l.shape())
         .i("repeat", "", "times the layer runs in a row (all figures cover every repeat)", l.repeat)
-        .s("tile", "VMEM tile per core (tm x tn x tk)", mapping.tile_text())
-        .i("macs", "MAC", "multiply-accumulates", static_cast<std::int64_t>(t.macs))
+        .s("tile", "tiling of each step (GEMM: VMEM tile tm x tn x tk per core)", lowered.tile)
+        .i("macs", "MAC", "useful multiply-accumulates of the layer (all repeats)",
+           static_cast<std::int64_t>(useful_macs))
+        .i("mxu_macs", "MAC", "multiply-accumulates the MXUs executed (incl. masked/padded work)",
+           static_cast<std::int64_t>(t.macs))
+        .i("lane_ops", "", "vector-unit lane operations", static_cast<std::int64_t>(lane_ops))
         .i("cycles", "cycles", "simulated cycles", cycles)
         .f("time", "s", "simulated time", seconds)
         .f("mxu_busy_cycles", "cycles", "mean cycles an operand vector entered an MXU",
@@ -150,26 +160,32 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
         .f("mxu_fill_drain_cycles", "cycles",
            "mean cycles an MXU had nothing to stream while its pipeline filled or drained",
            mean_cycles(t.fill_drain))
-        .f("mac_utilization", "", "MACs / (peak MACs per cycle x cycles)",
-           static_cast<double>(t.macs) / (peak * static_cast<double>(cycles)))
+        .f("mac_utilization", "", "useful MACs / (peak MACs per cycle x cycles)",
+           useful_macs / (peak * static_cast<double>(cycles)))
+        .f("vector_busy_cycles", "cycles", "mean cycles a vector unit was busy",
+           vpu_busy_ps / static_cast<double>(top.vpus().size()) / period_ps)
         .f("mapping_efficiency", "", "PEs holding real operands / PEs, MAC-weighted",
            t.macs ? t.mapping_weighted / static_cast<double>(t.macs) : 0.0)
         .i("hbm_bytes", "B", "bytes moved to and from HBM", static_cast<std::int64_t>(hbm_bytes))
-        .i("compulsory_bytes", "B", "A and B read once, C written once (all repeats)",
+        .i("planned_bytes", "B", "HBM bytes the lowered program moves (all repeats)",
+           static_cast<std::int64_t>(static_cast<double>(lowered.planned_bytes) * rep))
+        .i("compulsory_bytes", "B", "inputs read once, outputs written once (all repeats)",
            static_cast<std::int64_t>(static_cast<double>(b.compulsory_bytes) * rep))
         .f("arithmetic_intensity", "FLOP/B", "FLOPs per compulsory byte", b.intensity)
-        .f("achieved_flops", "FLOP/s", "2 x MACs / simulated time",
-           2.0 * static_cast<double>(t.macs) / seconds)
+        .f("achieved_flops", "FLOP/s", "2 x useful MACs / simulated time",
+           2.0 * useful_macs / seconds)
         .f("compute_bound_cycles", "cycles", "MACs / peak MACs per cycle", b.compute_cycles * rep)
+        .f("vector_bound_cycles", "cycles", "lane operations / (lanes x cores)",
+           b.vector_cycles * rep)
         .f("hbm_bound_cycles", "cycles", "compulsory bytes / peak HBM bandwidth",
            b.hbm_cycles * rep)
-        .f("roofline_cycles", "cycles", "max(compute bound, HBM bound)", b.roofline_cycles * rep)
+        .f("roofline_cycles", "cycles", "max(compute, vector, HBM bounds)", b.roofline_cycles * rep)
         .s("bound", "resource that bounds the roofline", b.bound)
         .f("roofline_fraction", "", "roofline cycles / simulated cycles",
            b.roofline_cycles * rep / static_cast<double>(cycles));
     res.layers.append(rec);
     total_cycles += cycles;
-    total_macs += t.macs;
+    total_macs += static_cast<std::uint64_t>(useful_macs);
     total_hbm += hbm_bytes;
     ++layer_index;
   }

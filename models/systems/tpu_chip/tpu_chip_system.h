@@ -3,6 +3,7 @@
 
 #include "models/systems/system.h"
 #include "models/systems/tpu_chip/tpu_chip_config.h"
+#include "workloads/mapping/layer_plan.h"
 #include "sim/registry/registry.h"
 
 namespace systole::models {
@@ -13,6 +14,7 @@ class TpuChipSystem : public System {
   void check(const workloads::Workload& w) const override;
   stats::PointResult run(const workloads::Workload& w, const RunOptions& opt) override;
   const TpuSystemConfig& config() const { return cfg_; }
+  workloads::AttentionImpl attention() const;
 
  private:
   TpuSystemConfig cfg_;

@@ -54,7 +54,7 @@ void check_partition(const stats::Table& t, std::int64_t cycles) {
 
 TEST_CASE("mxu golden: os GEMM 8x4x2 on the chip", "[sc][mxu][golden]") {
   const auto chip = tiny_chip(1, "{rows: 4, cols: 4, dataflow: os}");
-  models::TpuChipSystem sys({chip});
+  models::TpuChipSystem sys({chip, {}});
   workloads::Workload w;
   w.layers = {gemm(8, 4, 2)};
   const auto r = sys.run(w, {});
@@ -79,7 +79,7 @@ TEST_CASE("mxu golden: os GEMM 8x4x2 on the chip", "[sc][mxu][golden]") {
 
 TEST_CASE("mxu golden: is GEMM 8x4x2 on the chip", "[sc][mxu][golden]") {
   const auto chip = tiny_chip(1, "{rows: 4, cols: 4, dataflow: is}");
-  models::TpuChipSystem sys({chip});
+  models::TpuChipSystem sys({chip, {}});
   workloads::Workload w;
   w.layers = {gemm(8, 4, 2)};
   const auto r = sys.run(w, {});
@@ -106,7 +106,7 @@ TEST_CASE("mxu: two MXUs contend for their core's VMEM port", "[sc][mxu][golden]
   // second's by 176, so their streams end 12 and 36 cycles late (stalled on input) and they
   // finish at 158 and 182. Store C (8x8x2 = 128 B) 182..310.
   const auto chip = tiny_chip(2, "{rows: 4, cols: 4}", "{capacity: 1KiB, bandwidth: 4GB/s}");
-  models::TpuChipSystem sys({chip});
+  models::TpuChipSystem sys({chip, {}});
   workloads::Workload w;
   w.layers = {gemm(8, 8, 4)};
   const auto r = sys.run(w, {});
@@ -162,7 +162,7 @@ TEST_CASE("mxu: an op waiting only for a store stalls on output", "[sc][mxu][gol
 
 TEST_CASE("mxu statistics: per layer and per unit, every cycle classified", "[sc][mxu]") {
   const auto chip = tiny_chip(2, "{rows: 4, cols: 4}", "{capacity: 4KiB}");
-  models::TpuChipSystem sys({chip});
+  models::TpuChipSystem sys({chip, {}});
   workloads::Workload w;
   w.layers = {gemm(24, 8, 12), gemm(3, 5, 7), gemm(16, 8, 4)};
   w.layers[1].name = "h";
@@ -205,7 +205,7 @@ TEST_CASE("TPU v1-like preset: one 256x256 int8 MXU at 700 MHz", "[sc][mxu]") {
   CHECK(chip.mxu.accumulators * chip.mxu.cols * 4 == 4 * 1024 * 1024);  // 4 MiB
   CHECK(chip.vmem.capacity.value() == 24u * 1024 * 1024);
   CHECK(chip.hbm.bandwidth.value() == 34e9);
-  models::TpuChipSystem sys({chip});
+  models::TpuChipSystem sys({chip, {}});
   workloads::Workload w;
   w.layers = {gemm(8192, 256, 256)};
   w.layers[0].dtype = models::DataType::kInt8;

@@ -91,6 +91,15 @@ TEST_CASE("convolutions: every output's full reduction is covered exactly once",
     const auto chip = random_chip(rng);
     const auto steps = workloads::plan_layer(l, workloads::AttentionImpl::kUnfused);
     REQUIRE(steps.size() == 1);
+    if (workloads::is_depthwise(c)) {
+      // Depthwise runs on the vector unit: one multiply-add per tap of every output element.
+      const auto& v = steps[0].vec;
+      REQUIRE(steps[0].kind == workloads::Step::Kind::kVector);
+      REQUIRE(v.rows == c.n * c.p() * c.q());
+      REQUIRE(v.cols == c.k);
+      REQUIRE(static_cast<std::uint64_t>(static_cast<double>(v.elements()) * v.ops_per_element) == l.macs());
+      continue;
+    }
     const auto& job = steps[0].gemm;
     REQUIRE(job.count == c.groups);
     INFO("case " << i << " " << l.shape());

@@ -1,0 +1,252 @@
+#include "workloads/lowering/tpu_layer_lowering.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/core/units.h"
+#include "workloads/lowering/tpu_gemm_lowering.h"
+
+namespace systole::workloads {
+
+using models::Op;
+using models::OpKind;
+
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::uint64_t u(std::int64_t v) { return static_cast<std::uint64_t>(v); }
+
+[[noreturn]] void fits_nowhere(const Layer& l, std::uint64_t need, std::uint64_t have,
+                               const char* what) {
+  throw WorkloadError(
+      fmt::format("{}: layer '{}' ({}) fits nowhere: {} needs {} of VMEM, the core has {} (raise "
+                  "system.chip.vmem.capacity)",
+                  l.origin.str(), l.name, l.shape(), what,
+                  format_quantity(static_cast<double>(need), Dimension::kBytes),
+                  format_quantity(static_cast<double>(have), Dimension::kBytes)));
+}
+
+// Vector op over rows x cols: rows split over the cores, row tiles double-buffered in VMEM.
+std::string lower_vector(ProgramBuilder& b, const Layer& l, const VectorJob& v) {
+  const auto& chip = b.chip();
+  const std::uint64_t eb = models::dtype_bytes(l.dtype);
+  const auto in_row =
+      static_cast<std::uint64_t>(std::ceil(static_cast<double>(v.cols) * v.input_ratio));
+  const std::uint64_t row_bytes = (u(v.cols) + in_row * u(v.inputs)) * eb;
+  const std::uint64_t vmem = chip.vmem.capacity.value();
+  if (2 * row_bytes > vmem) fits_nowhere(l, 2 * row_bytes, vmem, "one double-buffered row");
+  const std::int64_t cores = std::min<std::int64_t>(chip.tensor_cores, v.rows);
+  const std::int64_t per_core = ceil_div(v.rows, cores);
+  const std::int64_t tr = std::max<std::int64_t>(
+      1, std::min<std::int64_t>(per_core, static_cast<std::int64_t>(vmem / (2 * row_bytes))));
+  for (std::int64_t c = 0; c < cores; ++c) {
+    const std::int64_t r0 = c * per_core, ext = std::min(per_core, v.rows - r0);
+    std::uint32_t slot_store[2] = {~0u, ~0u};
+    std::vector<std::uint32_t> pending;  // the previous tile's vector op, its store not emitted yet
+    std::uint64_t pending_bytes = 0;
+    int pending_slot = 0;
+    for (std::int64_t t = 0, r = 0; r < ext; ++t, r += tr) {
+      const std::int64_t rows = std::min(tr, ext - r);
+      const int slot = static_cast<int>(t % 2);
+      ProgramBuilder::Deps free;
+      if (slot_store[slot] != ~0u) free.push_back(slot_store[slot]);
+      ProgramBuilder::Deps loads;
+      for (int i = 0; i < v.inputs; ++i) loads.push_back(b.load(c, u(rows) * in_row * eb, free));
+      if (!pending.empty()) {  // store the previous tile behind this tile's prefetch
+        slot_store[pending_slot] = b.store(c, pending_bytes, pending);
+        pending.clear();
+      }
+      const auto lane_ops = static_cast<std::uint64_t>(
+          std::ceil(static_cast<double>(rows * v.cols) * v.ops_per_element));
+      pending = {b.vector(c, lane_ops, u(rows) * row_bytes, loads)};
+      pending_bytes = u(rows * v.cols) * eb;
+      pending_slot = slot;
+    }
+    if (!pending.empty()) b.store(c, pending_bytes, pending);
+  }
+  return fmt::format("{} rows/tile", tr);
+}
+
+// FlashAttention-style: per (sequence, K/V head) instance, a tile of Br stacked query rows
+// stays in VMEM with its fp32 output accumulator while K/V tiles of Bc positions stream
+// through two VMEM slots: S = Q K^T on the MXUs (split over their columns), online softmax on
+// the vector unit, O += P V on one MXU; then O is normalised and stored. Causal masking skips
+// K/V tiles that lie wholly after every query of the tile.
+std::string lower_flash(ProgramBuilder& b, const Layer& l, const FlashJob& f) {
+  const auto& chip = b.chip();
+  const AttentionShape& a = f.attn;
+  const std::uint64_t eb = models::dtype_bytes(f.dtype);
+  const std::int64_t q_rows = a.group() * a.seq_q, d = a.head_dim, P = chip.mxus_per_core;
+  const std::uint64_t vmem = chip.vmem.capacity.value();
+  auto footprint = [&](std::int64_t br, std::int64_t bc) {
+    return u(br * d) * eb + 4 * u(bc * d) * eb + u(br * bc) * 4 + u(br * d) * 4;
+  };
+  // Largest query tile first (K/V are then read fewer times), then the largest K/V tile.
+  std::vector<std::int64_t> brs, bcs;
+  for (std::int64_t x = q_rows;; x = std::max<std::int64_t>(8, x / 2)) {
+    brs.push_back(x);
+    if (x <= 8) break;
+  }
+  for (std::int64_t x = std::min<std::int64_t>(a.seq_kv, 1024);; x /= 2) {
+    bcs.push_back(x);
+    if (x <= 128) break;
+  }
+  std::int64_t br = 0, bc = 0;
+  const auto acc_rows = chip.mxu.accumulators / 2;  // two output tiles in flight, as for GEMMs
+  for (auto x : brs) {
+    if (x > acc_rows) continue;
+    for (auto y : bcs)
+      if (footprint(x, y) <= vmem) {
+        br = x;
+        bc = y;
+        break;
+      }
+    if (br) break;
+  }
+  if (!br) fits_nowhere(l, footprint(brs.back(), bcs.back()), vmem, "its smallest attention tile");
+  const std::int64_t instances = a.batch * a.kv_heads;
+  std::vector<std::vector<std::uint32_t>> kv_readers(static_cast<size_t>(2 * chip.tensor_cores));
+  std::vector<std::int64_t> step(static_cast<size_t>(chip.tensor_cores), 0);
+  std::vector<std::uint32_t> q_free(static_cast<size_t>(chip.tensor_cores), ~0u);
+  for (std::int64_t i = 0; i < instances; ++i) {
+    const std::int64_t c = i % chip.tensor_cores;
+    for (std::int64_t r0 = 0; r0 < q_rows; r0 += br) {
+      const std::int64_t rows = std::min(br, q_rows - r0);
+      ProgramBuilder::Deps qdeps;
+      if (q_free[static_cast<size_t>(c)] != ~0u) qdeps.push_back(q_free[static_cast<size_t>(c)]);
+      const std::uint32_t q = b.load(c, u(rows * d) * eb, qdeps);
+      // The last query position in this tile (query rows are stacked head by head).
+      const bool wraps = rows >= a.seq_q || (r0 % a.seq_q) + rows > a.seq_q;
+      const std::int64_t max_pos =
+          a.seq_kv - a.seq_q + (wraps ? a.seq_q - 1 : (r0 + rows - 1) % a.seq_q);
+      std::uint32_t last_pv = ~0u;
+      std::vector<std::uint32_t> q_readers;
+      for (std::int64_t j0 = 0; j0 < a.seq_kv; j0 += bc) {
+        if (a.causal && j0 > max_pos) break;
+        const std::int64_t cols = std::min(bc, a.seq_kv - j0);
+        auto& readers = kv_readers[static_cast<size_t>(2 * c + step[static_cast<size_t>(c)]++ % 2)];
+        const std::uint32_t k = b.load(c, u(cols * d) * eb, readers);
+        const std::uint32_t v = b.load(c, u(cols * d) * eb, readers);
+        readers.clear();
+        ProgramBuilder::Deps s_ops;
+        const std::int64_t slice = ceil_div(cols, P);
+        for (std::int64_t p = 0; p < P && p * slice < cols; ++p) {
+          Op mm;
+          mm.kind = OpKind::kMatmul;
+          mm.unit = chip.mxu_unit(c, p);
+          mm.m = static_cast<std::uint32_t>(rows);
+          mm.k = static_cast<std::uint32_t>(d);
+          mm.n = static_cast<std::uint32_t>(std::min(slice, cols - p * slice));
+          mm.bytes = u(rows * d + d * mm.n) * eb;
+          mm.deps = {q, k};
+          if (last_pv != ~0u) mm.deps.push_back(last_pv);  // S is overwritten after PV read it
+          s_ops.push_back(b.emit(std::move(mm)));
+        }
+        // Online softmax: max, subtract, exp, sum, rescale of the running output.
+        const std::uint32_t sm =
+            b.vector(c, u(rows * cols) * 7 + u(rows * d), u(rows * cols) * 4, s_ops);
+        Op pv;
+        pv.kind = OpKind::kMatmul;
+        pv.unit = chip.mxu_unit(c, (j0 / bc) % P);
+        pv.m = static_cast<std::uint32_t>(rows);
+        pv.k = static_cast<std::uint32_t>(cols);
+        pv.n = static_cast<std::uint32_t>(d);
+        pv.bytes = u(rows * cols + cols * d) * eb;
+        pv.deps = {sm, v};
+        if (last_pv != ~0u) pv.deps.push_back(last_pv);
+        last_pv = b.emit(std::move(pv));
+        readers = s_ops;
+        readers.push_back(last_pv);
+        q_readers.insert(q_readers.end(), s_ops.begin(), s_ops.end());
+      }
+      const std::uint32_t norm = b.vector(c, u(rows * d), u(rows * d) * 4, {last_pv});
+      b.store(c, u(rows * d) * eb, {norm});
+      q_free[static_cast<size_t>(c)] = norm;  // the Q buffer is free once O is final
+    }
+  }
+  return fmt::format("Br{} Bc{}", br, bc);
+}
+
+}  // namespace
+
+LayerBounds layer_bounds(const models::TpuChipConfig& chip, const Layer& l, AttentionImpl impl) {
+  LayerBounds b;
+  const std::uint64_t eb = models::dtype_bytes(l.dtype);
+  b.macs = l.macs();
+  switch (l.op) {
+    case LayerOp::kGemm:
+      b.compulsory_bytes = (u(l.rows() * l.k) + u(l.k * l.n) + u(l.rows() * l.n)) * eb;
+      break;
+    case LayerOp::kConv2d: {
+      const auto& c = l.conv;
+      b.compulsory_bytes = (u(c.n * c.h * c.w * c.c) + u(c.k * c.r * c.s * (c.c / c.groups)) +
+                            u(c.n * c.p() * c.q() * c.k)) *
+                           eb;
+      break;
+    }
+    case LayerOp::kAttention: {
+      const auto& a = l.attn;
+      b.compulsory_bytes = (2 * u(a.batch * a.heads * a.seq_q * a.head_dim) +
+                            2 * u(a.batch * a.kv_heads * a.seq_kv * a.head_dim)) *
+                           eb;
+      b.lane_ops =
+          u(a.batch * a.heads) * a.scores_per_head() * (impl == AttentionImpl::kFused ? 7 : 5);
+      break;
+    }
+    default: {
+      const auto steps = plan_layer(l, impl);
+      const auto& v = steps.at(0).vec;
+      b.compulsory_bytes = v.elements() * eb * u(v.inputs + 1);
+      b.lane_ops = static_cast<std::uint64_t>(
+          std::ceil(static_cast<double>(v.elements()) * v.ops_per_element));
+      break;
+    }
+  }
+  const double bytes_per_cycle = chip.hbm.bandwidth.value() / chip.clock.value();
+  const bool on_vpu = l.op == LayerOp::kConv2d && is_depthwise(l.conv);
+  b.compute_cycles =
+      on_vpu ? 0.0 : static_cast<double>(b.macs) / static_cast<double>(chip.peak_macs_per_cycle());
+  b.vector_cycles =
+      static_cast<double>(b.lane_ops) / static_cast<double>(chip.vector.lanes * chip.tensor_cores);
+  b.hbm_cycles = static_cast<double>(b.compulsory_bytes) / bytes_per_cycle;
+  b.roofline_cycles = std::max({b.compute_cycles, b.vector_cycles, b.hbm_cycles});
+  b.bound = b.roofline_cycles == b.compute_cycles ? "compute"
+            : b.roofline_cycles == b.hbm_cycles   ? "hbm"
+                                                  : "vector";
+  b.intensity = 2.0 * static_cast<double>(b.macs) /
+                static_cast<double>(std::max<std::uint64_t>(1, b.compulsory_bytes));
+  return b;
+}
+
+LoweredLayer lower_layer(const models::TpuChipConfig& chip, const Layer& l, AttentionImpl impl) {
+  LoweredLayer out;
+  ProgramBuilder b(chip, out.program);
+  std::vector<std::string> tiles;
+  for (const auto& s : plan_layer(l, impl)) {
+    const size_t begin = b.size();
+    switch (s.kind) {
+      case Step::Kind::kGemm: {
+        const auto mp = map_gemm(chip, s.gemm.gemm, s.gemm.a_reuse);
+        append_gemm(b, s.gemm.gemm, mp, s.gemm.count, s.gemm.a_reuse);
+        tiles.push_back(mp.tile_text());
+        break;
+      }
+      case Step::Kind::kVector:
+        tiles.push_back(lower_vector(b, l, s.vec));
+        break;
+      case Step::Kind::kFlash:
+        tiles.push_back(lower_flash(b, l, s.flash));
+        break;
+    }
+    b.close_step(begin);
+  }
+  for (const auto& op : out.program.ops)
+    if (op.kind == OpKind::kLoad || op.kind == OpKind::kStore) out.planned_bytes += op.bytes;
+  out.tile = tiles.size() == 1 ? tiles[0] : fmt::format("{}", fmt::join(tiles, " | "));
+  out.bounds = layer_bounds(chip, l, impl);
+  return out;
+}
+
+}  // namespace systole::workloads

@@ -1,0 +1,38 @@
+#pragma once
+// Lowers any layer to one chip program (its steps in order, see mapping/layer_plan.h) and
+// states its analytical bounds: compute (MXU), vector-unit and HBM rooflines.
+
+#include <cstdint>
+#include <string>
+
+#include "models/common/program.h"
+#include "models/systems/tpu_chip/tpu_chip_config.h"
+#include "workloads/mapping/layer_plan.h"
+
+namespace systole::workloads {
+
+struct LayerBounds {
+  std::uint64_t macs = 0;              ///< useful multiply-accumulates
+  std::uint64_t lane_ops = 0;          ///< vector-unit lane operations (vector ops, softmax)
+  std::uint64_t compulsory_bytes = 0;  ///< inputs read once, outputs written once
+  double compute_cycles = 0;           ///< MACs / peak MACs per cycle
+  double vector_cycles = 0;            ///< lane ops / (lanes x cores)
+  double hbm_cycles = 0;               ///< compulsory bytes at peak HBM bandwidth
+  double roofline_cycles = 0;          ///< the largest of the three
+  double intensity = 0;                ///< FLOPs (2 per MAC) per compulsory byte
+  std::string bound;                   ///< "compute", "vector" or "hbm"
+};
+
+struct LoweredLayer {
+  models::Program program;
+  std::string tile;                 ///< the tiling, for people ("512x1024x2048", "Br128 Bc512")
+  std::uint64_t planned_bytes = 0;  ///< HBM bytes the program moves
+  LayerBounds bounds;
+};
+
+/// Throws WorkloadError naming the layer and the sizes when a step fits nowhere.
+LoweredLayer lower_layer(const models::TpuChipConfig& chip, const Layer& l, AttentionImpl impl);
+
+LayerBounds layer_bounds(const models::TpuChipConfig& chip, const Layer& l, AttentionImpl impl);
+
+}  // namespace systole::workloads
