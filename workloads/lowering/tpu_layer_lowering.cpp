@@ -80,18 +80,23 @@ std::string lower_flash(ProgramBuilder& b, const Layer& l, const FlashJob& f) {
   const std::uint64_t eb = models::dtype_bytes(f.dtype);
   const std::int64_t q_rows = a.group() * a.seq_q, d = a.head_dim, P = chip.mxus_per_core;
   const std::uint64_t vmem = chip.vmem.capacity.value();
+  // Two Q tiles with their fp32 output accumulators, two K/V slots, two fp32 score tiles
+  // (softmax of one overlaps QK^T of the next).
   auto footprint = [&](std::int64_t br, std::int64_t bc) {
-    return u(br * d) * eb + 4 * u(bc * d) * eb + u(br * bc) * 4 + u(br * d) * 4;
+    return 2 * u(br * d) * (eb + 4) + 4 * u(bc * d) * eb + 2 * u(br * bc) * 4;
   };
   // Largest query tile first (K/V are then read fewer times), then the largest K/V tile.
   std::vector<std::int64_t> brs, bcs;
-  for (std::int64_t x = q_rows;; x = std::max<std::int64_t>(8, x / 2)) {
+  // Causal prefill: tiles of at most a quarter of a head's queries, so that K/V tiles after
+  // every query of a tile can be skipped (up to ~3/8 of the work).
+  const std::int64_t br_max = a.causal && a.seq_q >= 32 ? a.seq_q / 4 : q_rows;
+  for (std::int64_t x = std::min(q_rows, br_max);; x = std::max<std::int64_t>(8, x / 2)) {
     brs.push_back(x);
     if (x <= 8) break;
   }
   for (std::int64_t x = std::min<std::int64_t>(a.seq_kv, 1024);; x /= 2) {
     bcs.push_back(x);
-    if (x <= 128) break;
+    if (x <= 8) break;
   }
   std::int64_t br = 0, bc = 0;
   const auto acc_rows = chip.mxu.accumulators / 2;  // two output tiles in flight, as for GEMMs
@@ -109,19 +114,22 @@ std::string lower_flash(ProgramBuilder& b, const Layer& l, const FlashJob& f) {
   const std::int64_t instances = a.batch * a.kv_heads;
   std::vector<std::vector<std::uint32_t>> kv_readers(static_cast<size_t>(2 * chip.tensor_cores));
   std::vector<std::int64_t> step(static_cast<size_t>(chip.tensor_cores), 0);
-  std::vector<std::uint32_t> q_free(static_cast<size_t>(chip.tensor_cores), ~0u);
+  // Two Q/O buffers per core: the next query tile loads while this one finishes.
+  std::vector<std::uint32_t> q_free(static_cast<size_t>(2 * chip.tensor_cores), ~0u);
+  std::vector<std::int64_t> q_tiles(static_cast<size_t>(chip.tensor_cores), 0);
   for (std::int64_t i = 0; i < instances; ++i) {
     const std::int64_t c = i % chip.tensor_cores;
     for (std::int64_t r0 = 0; r0 < q_rows; r0 += br) {
       const std::int64_t rows = std::min(br, q_rows - r0);
+      const auto qbuf = static_cast<size_t>(2 * c + q_tiles[static_cast<size_t>(c)]++ % 2);
       ProgramBuilder::Deps qdeps;
-      if (q_free[static_cast<size_t>(c)] != ~0u) qdeps.push_back(q_free[static_cast<size_t>(c)]);
+      if (q_free[qbuf] != ~0u) qdeps.push_back(q_free[qbuf]);
       const std::uint32_t q = b.load(c, u(rows * d) * eb, qdeps);
       // The last query position in this tile (query rows are stacked head by head).
       const bool wraps = rows >= a.seq_q || (r0 % a.seq_q) + rows > a.seq_q;
       const std::int64_t max_pos =
           a.seq_kv - a.seq_q + (wraps ? a.seq_q - 1 : (r0 + rows - 1) % a.seq_q);
-      std::uint32_t last_pv = ~0u;
+      std::uint32_t last_pv = ~0u, prev_pv = ~0u;  // PV of the last two K/V tiles
       std::vector<std::uint32_t> q_readers;
       for (std::int64_t j0 = 0; j0 < a.seq_kv; j0 += bc) {
         if (a.causal && j0 > max_pos) break;
@@ -139,9 +147,11 @@ std::string lower_flash(ProgramBuilder& b, const Layer& l, const FlashJob& f) {
           mm.m = static_cast<std::uint32_t>(rows);
           mm.k = static_cast<std::uint32_t>(d);
           mm.n = static_cast<std::uint32_t>(std::min(slice, cols - p * slice));
+          mm.m0 = static_cast<std::uint32_t>(r0);  // query row, key position
+          mm.n0 = static_cast<std::uint32_t>(j0 + p * slice);
           mm.bytes = u(rows * d + d * mm.n) * eb;
           mm.deps = {q, k};
-          if (last_pv != ~0u) mm.deps.push_back(last_pv);  // S is overwritten after PV read it
+          if (prev_pv != ~0u) mm.deps.push_back(prev_pv);  // its S buffer was read by that PV
           s_ops.push_back(b.emit(std::move(mm)));
         }
         // Online softmax: max, subtract, exp, sum, rescale of the running output.
@@ -153,17 +163,19 @@ std::string lower_flash(ProgramBuilder& b, const Layer& l, const FlashJob& f) {
         pv.m = static_cast<std::uint32_t>(rows);
         pv.k = static_cast<std::uint32_t>(cols);
         pv.n = static_cast<std::uint32_t>(d);
+        pv.m0 = static_cast<std::uint32_t>(r0);  // query row, reduction over key positions
+        pv.k0 = static_cast<std::uint32_t>(j0);
         pv.bytes = u(rows * cols + cols * d) * eb;
         pv.deps = {sm, v};
-        if (last_pv != ~0u) pv.deps.push_back(last_pv);
+        if (last_pv != ~0u) pv.deps.push_back(last_pv);  // O accumulates in order
+        prev_pv = last_pv;
         last_pv = b.emit(std::move(pv));
         readers = s_ops;
         readers.push_back(last_pv);
         q_readers.insert(q_readers.end(), s_ops.begin(), s_ops.end());
       }
       const std::uint32_t norm = b.vector(c, u(rows * d), u(rows * d) * 4, {last_pv});
-      b.store(c, u(rows * d) * eb, {norm});
-      q_free[static_cast<size_t>(c)] = norm;  // the Q buffer is free once O is final
+      q_free[qbuf] = b.store(c, u(rows * d) * eb, {norm});  // free once O has left
     }
   }
   return fmt::format("Br{} Bc{}", br, bc);

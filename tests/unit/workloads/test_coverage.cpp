@@ -7,6 +7,7 @@
 
 #include "sim/config/node.h"
 #include "workloads/lowering/tpu_gemm_lowering.h"
+#include "workloads/lowering/tpu_layer_lowering.h"
 #include "workloads/mapping/layer_plan.h"
 
 using namespace systole;
@@ -97,7 +98,8 @@ TEST_CASE("convolutions: every output's full reduction is covered exactly once",
       REQUIRE(steps[0].kind == workloads::Step::Kind::kVector);
       REQUIRE(v.rows == c.n * c.p() * c.q());
       REQUIRE(v.cols == c.k);
-      REQUIRE(static_cast<std::uint64_t>(static_cast<double>(v.elements()) * v.ops_per_element) == l.macs());
+      REQUIRE(static_cast<std::uint64_t>(static_cast<double>(v.elements()) * v.ops_per_element) ==
+              l.macs());
       continue;
     }
     const auto& job = steps[0].gemm;
@@ -149,5 +151,55 @@ TEST_CASE("attention (MHA, GQA, MQA): scores and outputs are reduced exactly onc
       macs += cov.hits.size() * static_cast<std::uint64_t>(st.gemm.count);
     }
     REQUIRE(macs == l.macs());  // QK^T and PV, every head, every sequence
+  }
+}
+
+TEST_CASE("fused attention: every visible score and output reduction exactly once",
+          "[unit][coverage]") {
+  std::mt19937_64 rng(14);
+  std::uniform_int_distribution<int> seq(1, 300), hd(8, 64), grp(1, 4);
+  for (int i = 0; i < 40; ++i) {
+    workloads::Layer l;
+    l.name = "f";
+    l.op = LayerOp::kAttention;
+    const std::int64_t heads = grp(rng), sq = i % 3 == 0 ? 1 : seq(rng);
+    const bool causal = i % 2 == 0;
+    l.attn = {1, heads, 1, sq, sq + (causal ? seq(rng) % 8 : seq(rng)), hd(rng), causal};
+    const auto chip = random_chip(rng);
+    INFO("case " << i << " " << l.shape());
+    const auto low = workloads::lower_layer(chip, l, workloads::AttentionImpl::kFused);
+    const std::int64_t rows = l.attn.group() * sq, kv = l.attn.seq_kv;
+    std::vector<int> score(static_cast<size_t>(rows * kv), 0),
+        pv(static_cast<size_t>(rows * kv), 0);
+    // QK^T ops have n0 = key position and k = head_dim; PV ops have k0 = key position and
+    // n = head_dim. Tell them apart by their place in the K/V-tile loop: each tile emits its
+    // QK^T ops (all with k == d) and then one PV op.
+    for (size_t j = 0; j < low.program.ops.size(); ++j) {
+      const auto& op = low.program.ops[j];
+      if (op.kind != models::OpKind::kMatmul) continue;
+      const bool pv_op =
+          !op.deps.empty() && low.program.ops[op.deps[0]].kind == models::OpKind::kVector;
+      auto& grid = pv_op ? pv : score;
+      const std::int64_t key0 = pv_op ? op.k0 : op.n0, keys = pv_op ? op.k : op.n;
+      for (std::int64_t r = op.m0; r < op.m0 + op.m; ++r)
+        for (std::int64_t k = key0; k < key0 + keys; ++k) {
+          REQUIRE(r < rows);
+          REQUIRE(k < kv);
+          ++grid[static_cast<size_t>(r * kv + k)];
+        }
+    }
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const std::int64_t last_visible = causal ? kv - sq + r % sq : kv - 1;
+      for (std::int64_t k = 0; k < kv; ++k) {
+        const auto at = static_cast<size_t>(r * kv + k);
+        if (k <= last_visible) {
+          REQUIRE(score[at] == 1);  // every visible score computed once
+          REQUIRE(pv[at] == 1);     // and folded into its output once
+        } else {
+          REQUIRE(score[at] <= 1);  // masked scores of a partly visible tile, at most once
+          REQUIRE(score[at] == pv[at]);
+        }
+      }
+    }
   }
 }
