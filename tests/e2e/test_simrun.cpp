@@ -38,9 +38,10 @@ workload:
 
 }  // namespace
 
-TEST_CASE("simrun configs/tpuv4.yaml: results obey the compute and HBM bounds", "[e2e]") {
+TEST_CASE("GEMM shapes on TPU v4: results obey the compute and HBM bounds", "[e2e]") {
   TempDir dir;
-  const auto r = test::simrun(test::source_dir() + "/configs/tpuv4.yaml -o out.h5 --jobs 2", dir);
+  const auto r =
+      test::simrun(test::source_dir() + "/configs/tpuv4_gemm.yaml -o out.h5 --jobs 2", dir);
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   REQUIRE(std::filesystem::exists(dir.file("out.h5")));
@@ -90,7 +91,29 @@ TEST_CASE("simrun configs/tpuv4.yaml: results obey the compute and HBM bounds", 
   CHECK(sweep.get_string(0, "status") == "ok");
   const auto meta = stats::read_meta(dir.file("out.h5"));
   CHECK(meta.experiment_name == "tpuv4-gemm");
-  CHECK(meta.command_line.find("tpuv4.yaml") != std::string::npos);
+  CHECK(meta.command_line.find("tpuv4_gemm.yaml") != std::string::npos);
+}
+
+TEST_CASE("simrun configs/tpuv4.yaml: zoo networks, every layer above its roofline", "[e2e]") {
+  TempDir dir;
+  const auto r = test::simrun(test::source_dir() + "/configs/tpuv4.yaml -o zoo.h5 --jobs 2", dir);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto points = stats::read_points(dir.file("zoo.h5"));
+  REQUIRE(points.size() == 20);  // 5 workloads x 2 batch sizes x 2 MXU sizes
+  for (const auto& p : points) {
+    REQUIRE(p.ok());
+    for (size_t i = 0; i < p.layers.rows().size(); ++i) {
+      const double cycles = static_cast<double>(p.layers.get_int(i, "cycles"));
+      INFO("point " << p.id << " layer " << p.layers.get_string(i, "layer"));
+      CHECK(cycles >= std::floor(p.layers.get_number(i, "compute_bound_cycles")));
+      CHECK(cycles >= std::floor(p.layers.get_number(i, "vector_bound_cycles")));
+      CHECK(cycles >= std::floor(p.layers.get_number(i, "hbm_bound_cycles")));
+      const bool on_mxu = p.layers.get_number(i, "mxu_macs") >= p.layers.get_number(i, "macs");
+      CHECK((on_mxu || p.layers.get_string(i, "op") == "conv2d"));  // depthwise: vector unit
+    }
+  }
+  CHECK(stats::read_meta(dir.file("zoo.h5")).experiment_name == "tpuv4-zoo");
 }
 
 TEST_CASE("simrun writes an operation trace when asked", "[e2e]") {
@@ -186,7 +209,7 @@ TEST_CASE("simrun --validate checks every point and writes nothing", "[e2e]") {
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("OK") != std::string::npos);
-  CHECK(r.out.find("4 design points") != std::string::npos);
+  CHECK(r.out.find("20 design points") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir.file("results.h5")));
 }
 

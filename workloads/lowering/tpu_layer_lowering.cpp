@@ -193,9 +193,24 @@ LayerBounds layer_bounds(const models::TpuChipConfig& chip, const Layer& l, Atte
       break;
     case LayerOp::kConv2d: {
       const auto& c = l.conv;
-      b.compulsory_bytes = (u(c.n * c.h * c.w * c.c) + u(c.k * c.r * c.s * (c.c / c.groups)) +
+      // Only the input rows and columns some filter tap lands on must be read (a strided 1x1
+      // convolution skips the others).
+      const auto touched = [](std::int64_t in, std::int64_t out, std::int64_t taps,
+                              std::int64_t stride, std::int64_t pad, std::int64_t dil) {
+        std::vector<char> hit(static_cast<size_t>(in), 0);
+        for (std::int64_t o = 0; o < out; ++o)
+          for (std::int64_t t = 0; t < taps; ++t) {
+            const std::int64_t i = o * stride - pad + t * dil;
+            if (i >= 0 && i < in) hit[static_cast<size_t>(i)] = 1;
+          }
+        return static_cast<std::int64_t>(std::count(hit.begin(), hit.end(), 1));
+      };
+      const std::int64_t rows = touched(c.h, c.p(), c.r, c.stride, c.pad, c.dilation);
+      const std::int64_t cols = touched(c.w, c.q(), c.s, c.stride, c.pad, c.dilation);
+      b.compulsory_bytes = (u(c.n * rows * cols * c.c) + u(c.k * c.r * c.s * (c.c / c.groups)) +
                             u(c.n * c.p() * c.q() * c.k)) *
                            eb;
+      if (is_depthwise(c)) b.lane_ops = b.macs;  // on the vector unit, not the MXUs
       break;
     }
     case LayerOp::kAttention: {

@@ -1,5 +1,5 @@
 // The configuration tree (YAML with origins, base files, paths, -p overrides), typed schemas,
-// and loading the real experiment file configs/tpuv4.yaml.
+// and loading the real experiment file configs/tpuv4_gemm.yaml.
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -32,7 +32,7 @@ std::string text_at(const Node& root, const std::string& path) {
   return n->text();
 }
 
-std::string tpuv4_yaml() { return test::source_dir() + "/configs/tpuv4.yaml"; }
+std::string tpuv4_yaml() { return test::source_dir() + "/configs/tpuv4_gemm.yaml"; }
 
 }  // namespace
 
@@ -455,10 +455,10 @@ TEST_CASE("schema: defaults_node holds every default and no required parameter",
 }
 
 // ---------------------------------------------------------------------------------------------
-// load_experiment on configs/tpuv4.yaml
+// load_experiment on configs/tpuv4_gemm.yaml
 // ---------------------------------------------------------------------------------------------
 
-TEST_CASE("experiment: configs/tpuv4.yaml loads with its base and sweep", "[config][experiment]") {
+TEST_CASE("experiment: configs/tpuv4_gemm.yaml loads with its base and sweep", "[config][experiment]") {
   const Experiment ex = load_experiment(tpuv4_yaml(), {});
   CHECK(ex.file == tpuv4_yaml());
   CHECK(ex.name == "tpuv4-gemm");
