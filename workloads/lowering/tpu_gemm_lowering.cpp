@@ -21,7 +21,7 @@ class CoreGemm {
   CoreGemm(ProgramBuilder& b, std::int64_t core) : b_(b), core_(core) {}
 
   void lower(std::int64_t m0, std::int64_t m_ext, std::int64_t n0, std::int64_t n_ext,
-             std::int64_t K, const GemmMapping& mp, std::uint64_t eb, double a_reuse) {
+             std::int64_t K, const GemmMapping& mp, std::uint64_t eb, const GemmTraffic& tr) {
     const std::int64_t P = b_.chip().mxus_per_core;
     for (std::int64_t nt = 0; nt < n_ext; nt += mp.tn) {
       const std::int64_t tn = std::min(mp.tn, n_ext - nt);
@@ -34,8 +34,9 @@ class CoreGemm {
           const int slot = static_cast<int>(step_ % 2);
           const auto free_slot = slot_readers_[slot];
           const auto a_bytes = static_cast<std::uint64_t>(
-              std::ceil(static_cast<double>(tm * tk * static_cast<std::int64_t>(eb)) / a_reuse));
-          const std::uint32_t a = b_.load(core_, a_bytes, free_slot);
+              std::ceil(static_cast<double>(tm * tk * static_cast<std::int64_t>(eb)) / tr.a_reuse));
+          // Resident activations are read from on-chip memory: no DMA for A.
+          const std::uint32_t a = tr.resident ? ~0u : b_.load(core_, a_bytes, free_slot);
           const std::uint32_t bt =
               b_.load(core_, static_cast<std::uint64_t>(tk * tn) * eb, free_slot);
           // The previous tile's store goes after this step's prefetch, so an in-order DMA
@@ -59,7 +60,8 @@ class CoreGemm {
             mm.k = static_cast<std::uint32_t>(tk);
             mm.n = static_cast<std::uint32_t>(n_j);
             mm.bytes = static_cast<std::uint64_t>(m_j * tk + tk * n_j) * eb;
-            mm.deps = {a, bt};
+            mm.deps = {bt};
+            if (a != ~0u) mm.deps.push_back(a);
             if (kt == 0 && acc_store_[acc] != ~0u) mm.deps.push_back(acc_store_[acc]);
             const std::uint32_t id = b_.emit(std::move(mm));
             slot_readers_[slot].push_back(id);
@@ -67,7 +69,7 @@ class CoreGemm {
           }
         }
         pending_bytes_ = static_cast<std::uint64_t>(tm * tn) * eb;
-        pending_deps_ = std::move(last_step);
+        if (!tr.resident) pending_deps_ = std::move(last_step);  // resident C stays on chip
         ++tile_;
       }
     }
@@ -94,7 +96,7 @@ class CoreGemm {
 }  // namespace
 
 void append_gemm(ProgramBuilder& b, const Layer& layer, const GemmMapping& mp, std::int64_t count,
-                 double a_reuse) {
+                 const GemmTraffic& traffic) {
   const auto eb = models::dtype_bytes(layer.dtype);
   const std::int64_t M = layer.rows(), N = layer.n, K = layer.k;
   const std::int64_t split = mp.split_n ? N : M;
@@ -106,9 +108,9 @@ void append_gemm(ProgramBuilder& b, const Layer& layer, const GemmMapping& mp, s
       const std::int64_t ext = std::min(mp.core_extent, split - s0);
       if (ext <= 0) break;
       if (mp.split_n)
-        cores[static_cast<size_t>(c)].lower(0, M, s0, ext, K, mp, eb, a_reuse);
+        cores[static_cast<size_t>(c)].lower(0, M, s0, ext, K, mp, eb, traffic);
       else
-        cores[static_cast<size_t>(c)].lower(s0, ext, 0, N, K, mp, eb, a_reuse);
+        cores[static_cast<size_t>(c)].lower(s0, ext, 0, N, K, mp, eb, traffic);
     }
   }
   for (auto& c : cores) c.finish();

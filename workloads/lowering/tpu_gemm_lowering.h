@@ -17,8 +17,9 @@ models::Program lower_gemm(const models::TpuChipConfig& chip, const Layer& layer
 
 /// Appends `count` independent instances of the mapped GEMM (groups of a convolution, heads of
 /// attention), one after another through the same double buffers. A-tile loads move
-/// bytes / a_reuse (implicit im2col fetches each input element about once).
+/// bytes / a_reuse (implicit im2col fetches each input element about once); resident
+/// activations move no A or C bytes.
 void append_gemm(ProgramBuilder& b, const Layer& layer, const GemmMapping& mapping,
-                 std::int64_t count = 1, double a_reuse = 1);
+                 std::int64_t count = 1, const GemmTraffic& traffic = {});
 
 }  // namespace systole::workloads

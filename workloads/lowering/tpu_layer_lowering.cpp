@@ -183,13 +183,15 @@ std::string lower_flash(ProgramBuilder& b, const Layer& l, const FlashJob& f) {
 
 }  // namespace
 
-LayerBounds layer_bounds(const models::TpuChipConfig& chip, const Layer& l, AttentionImpl impl) {
+LayerBounds layer_bounds(const models::TpuChipConfig& chip, const Layer& l, AttentionImpl impl,
+                         bool resident) {
   LayerBounds b;
   const std::uint64_t eb = models::dtype_bytes(l.dtype);
   b.macs = l.macs();
   switch (l.op) {
     case LayerOp::kGemm:
-      b.compulsory_bytes = (u(l.rows() * l.k) + u(l.k * l.n) + u(l.rows() * l.n)) * eb;
+      b.compulsory_bytes =
+          (resident ? 0 : u(l.rows() * l.k) + u(l.rows() * l.n)) * eb + u(l.k * l.n) * eb;
       break;
     case LayerOp::kConv2d: {
       const auto& c = l.conv;
@@ -207,9 +209,8 @@ LayerBounds layer_bounds(const models::TpuChipConfig& chip, const Layer& l, Atte
       };
       const std::int64_t rows = touched(c.h, c.p(), c.r, c.stride, c.pad, c.dilation);
       const std::int64_t cols = touched(c.w, c.q(), c.s, c.stride, c.pad, c.dilation);
-      b.compulsory_bytes = (u(c.n * rows * cols * c.c) + u(c.k * c.r * c.s * (c.c / c.groups)) +
-                            u(c.n * c.p() * c.q() * c.k)) *
-                           eb;
+      const std::uint64_t acts = u(c.n * rows * cols * c.c) + u(c.n * c.p() * c.q() * c.k);
+      b.compulsory_bytes = ((resident ? 0 : acts) + u(c.k * c.r * c.s * (c.c / c.groups))) * eb;
       if (is_depthwise(c)) b.lane_ops = b.macs;  // on the vector unit, not the MXUs
       break;
     }
@@ -247,16 +248,30 @@ LayerBounds layer_bounds(const models::TpuChipConfig& chip, const Layer& l, Atte
   return b;
 }
 
-LoweredLayer lower_layer(const models::TpuChipConfig& chip, const Layer& l, AttentionImpl impl) {
+LoweredLayer lower_layer(const models::TpuChipConfig& chip, const Layer& l,
+                         const MappingOptions& opt) {
+  const AttentionImpl impl = opt.attention;
   LoweredLayer out;
   ProgramBuilder b(chip, out.program);
   std::vector<std::string> tiles;
+  bool resident = false;
   for (const auto& s : plan_layer(l, impl)) {
     const size_t begin = b.size();
     switch (s.kind) {
       case Step::Kind::kGemm: {
-        const auto mp = map_gemm(chip, s.gemm.gemm, s.gemm.a_reuse);
-        append_gemm(b, s.gemm.gemm, mp, s.gemm.count, s.gemm.a_reuse);
+        GemmTraffic traffic;
+        traffic.a_reuse = s.gemm.a_reuse;
+        if (opt.activations_on_chip && l.op != LayerOp::kAttention) {
+          const auto& g = s.gemm.gemm;
+          const double eb = models::dtype_bytes(g.dtype);
+          const double acts = static_cast<double>(s.gemm.count) * eb *
+                              (static_cast<double>(g.rows() * g.k) / s.gemm.a_reuse +
+                               static_cast<double>(g.rows() * g.n));
+          traffic.resident = acts <= static_cast<double>(chip.vmem.capacity.value()) / 2;
+          resident = traffic.resident;
+        }
+        const auto mp = map_gemm(chip, s.gemm.gemm, traffic);
+        append_gemm(b, s.gemm.gemm, mp, s.gemm.count, traffic);
         tiles.push_back(mp.tile_text());
         break;
       }
@@ -272,7 +287,7 @@ LoweredLayer lower_layer(const models::TpuChipConfig& chip, const Layer& l, Atte
   for (const auto& op : out.program.ops)
     if (op.kind == OpKind::kLoad || op.kind == OpKind::kStore) out.planned_bytes += op.bytes;
   out.tile = tiles.size() == 1 ? tiles[0] : fmt::format("{}", fmt::join(tiles, " | "));
-  out.bounds = layer_bounds(chip, l, impl);
+  out.bounds = layer_bounds(chip, l, impl, resident);
   return out;
 }
 

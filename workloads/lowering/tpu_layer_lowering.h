@@ -14,7 +14,7 @@ namespace systole::workloads {
 struct LayerBounds {
   std::uint64_t macs = 0;              ///< useful multiply-accumulates
   std::uint64_t lane_ops = 0;          ///< vector-unit lane operations (vector ops, softmax)
-  std::uint64_t compulsory_bytes = 0;  ///< inputs read once, outputs written once
+  std::uint64_t compulsory_bytes = 0;  ///< HBM: inputs read once, outputs written once
   double compute_cycles = 0;           ///< MACs / peak MACs per cycle
   double vector_cycles = 0;            ///< lane ops / (lanes x cores)
   double hbm_cycles = 0;               ///< compulsory bytes at peak HBM bandwidth
@@ -31,8 +31,11 @@ struct LoweredLayer {
 };
 
 /// Throws WorkloadError naming the layer and the sizes when a step fits nowhere.
-LoweredLayer lower_layer(const models::TpuChipConfig& chip, const Layer& l, AttentionImpl impl);
+LoweredLayer lower_layer(const models::TpuChipConfig& chip, const Layer& l,
+                         const MappingOptions& opt);
 
-LayerBounds layer_bounds(const models::TpuChipConfig& chip, const Layer& l, AttentionImpl impl);
+/// `resident`: the layer's activations stay on chip (only its weights count as HBM traffic).
+LayerBounds layer_bounds(const models::TpuChipConfig& chip, const Layer& l, AttentionImpl impl,
+                         bool resident = false);
 
 }  // namespace systole::workloads

@@ -25,6 +25,14 @@ namespace systole::workloads {
 enum class AttentionImpl { kUnfused, kFused };
 const char* attention_impl_name(AttentionImpl a);
 
+/// Mapping choices an architect compares (system.mapping in the experiment).
+struct MappingOptions {
+  AttentionImpl attention = AttentionImpl::kFused;
+  /// GEMM/conv activations stay in on-chip memory between layers when they fit in half of
+  /// VMEM (TPU v1's Unified Buffer); otherwise every layer reads and writes them in HBM.
+  bool activations_on_chip = false;
+};
+
 struct GemmJob {
   Layer gemm;              ///< GEMM-shaped (op gemm, batch 1): what map_gemm tiles
   std::int64_t count = 1;  ///< independent instances with their own operands, run back to back
@@ -36,7 +44,7 @@ struct VectorJob {
   std::int64_t rows = 0, cols = 0;
   int inputs = 1;              ///< tensors read (2 for add/mul)
   double ops_per_element = 1;  ///< vector-lane operations per element (see layer_plan.cpp)
-  double input_ratio = 1;  ///< elements read per input tensor / elements written
+  double input_ratio = 1;      ///< elements read per input tensor / elements written
   std::uint64_t elements() const {
     return static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols);
   }

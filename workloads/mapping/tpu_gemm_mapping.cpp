@@ -47,7 +47,8 @@ GemmBounds gemm_bounds(const models::TpuChipConfig& chip, const Layer& l) {
   return b;
 }
 
-GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l, double a_reuse) {
+GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
+                     const GemmTraffic& traffic) {
   const models::MxuTiming mxu(chip.mxu);
   const std::int64_t R = chip.mxu.rows, C = chip.mxu.cols, P = chip.mxus_per_core;
   const std::int64_t M = l.rows(), N = l.n, K = l.k;
@@ -84,7 +85,8 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l, double a
   dedup(tns);
   dedup(tks);
 
-  const std::uint64_t vmem = chip.vmem.capacity.value();
+  // Resident activations take half of VMEM; the tiles get the rest.
+  const std::uint64_t vmem = chip.vmem.capacity.value() / (traffic.resident ? 2 : 1);
   // The MXUs of a core read their operands through one VMEM port (vmem.bandwidth).
   const double vmem_bytes_per_cycle = chip.vmem.bandwidth.value() / chip.clock.value();
   const auto accumulators = static_cast<std::uint64_t>(chip.mxu.accumulators);
@@ -125,8 +127,11 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l, double a
           for (std::int64_t c = 0; c < best.cores_used; ++c) {
             const std::int64_t ext = std::min(best.core_extent, split - c * best.core_extent);
             const std::int64_t cm = best.split_n ? M : ext, cn = best.split_n ? ext : N;
-            bytes += static_cast<double>(cm * K * ceil_div(cn, tn)) / a_reuse +
-                     static_cast<double>(K * cn * ceil_div(cm, tm) + cm * cn);
+            const double a = traffic.resident
+                                 ? 0.0
+                                 : static_cast<double>(cm * K * ceil_div(cn, tn)) / traffic.a_reuse;
+            const double c_out = traffic.resident ? 0.0 : static_cast<double>(cm * cn);
+            bytes += a + static_cast<double>(K * cn * ceil_div(cm, tm)) + c_out;
           }
           bytes *= eb;
           const double hbm = bytes / bytes_per_cycle;

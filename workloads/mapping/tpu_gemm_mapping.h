@@ -29,7 +29,7 @@ struct GemmMapping {
   std::int64_t cores_used = 0;
   std::int64_t core_extent = 0;  ///< extent of the split dimension per core (last may be less)
   std::int64_t tm = 0, tn = 0, tk = 0;  ///< VMEM tile per core
-  bool mxu_split_m = false;  ///< MXUs take row slices of tm (else column slices of tn)
+  bool mxu_split_m = false;             ///< MXUs take row slices of tm (else column slices of tn)
   std::uint64_t vmem_bytes = 0;         ///< VMEM footprint of the tiling
   double estimated_cycles = 0;          ///< analytical estimate used to pick it
   GemmBounds bounds;
@@ -38,8 +38,14 @@ struct GemmMapping {
 
 /// Picks the tiling; throws WorkloadError naming the layer and sizes when nothing fits VMEM or
 /// the MXU accumulators (2 x output tile rows per MXU, MxuConfig::accumulators).
-/// `a_reuse` divides the HBM bytes of A tiles (implicit im2col, see layer_plan.h).
-GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& layer, double a_reuse = 1);
+/// Where a GEMM's activations (A in, C out) live and how often A elements are re-fetched.
+struct GemmTraffic {
+  double a_reuse = 1;     ///< HBM bytes of A tiles are divided by this (implicit im2col)
+  bool resident = false;  ///< A and C stay in on-chip memory (half of VMEM): only B moves
+};
+
+GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& layer,
+                     const GemmTraffic& traffic = {});
 
 /// The bounds of a layer on a chip, independent of the tiling (planned_bytes left 0).
 GemmBounds gemm_bounds(const models::TpuChipConfig& chip, const Layer& layer);

@@ -44,7 +44,12 @@ const config::SchemaOf<TpuMappingConfig>& TpuMappingConfig::schema() {
                         {{"fused", Attention::kFused}, {"unfused", Attention::kUnfused}},
                         std::string("fused"),
                         "fused: FlashAttention-style tiles in VMEM; unfused: QK^T, softmax and "
-                        "PV as separate steps with the score matrix in HBM");
+                        "PV as separate steps with the score matrix in HBM")
+        .choice<Activations>("activations", &TpuMappingConfig::activations,
+                             {{"hbm", Activations::kHbm}, {"on_chip", Activations::kOnChip}},
+                             std::string("hbm"),
+                             "where GEMM/conv activations live between layers: hbm, or on chip "
+                             "in half of VMEM when they fit (TPU v1's Unified Buffer)");
     return b;
   }();
   return s;

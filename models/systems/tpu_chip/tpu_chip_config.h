@@ -44,7 +44,9 @@ struct TpuChipConfig {
 /// How layers are mapped onto the chip (choices an architect compares).
 struct TpuMappingConfig {
   enum class Attention { kUnfused, kFused };
+  enum class Activations { kHbm, kOnChip };
   Attention attention = Attention::kFused;
+  Activations activations = Activations::kHbm;
   static const config::SchemaOf<TpuMappingConfig>& schema();
 };
 

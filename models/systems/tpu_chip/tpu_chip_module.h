@@ -1,6 +1,6 @@
 #pragma once
-// The SystemC netlist of one TPU chip: per TensorCore, MXUs, DMA engines and a vector unit; one HBM and one
-// CMEM channel shared by all DMA engines. It executes one layer's program at a time.
+// The SystemC netlist of one TPU chip: per TensorCore, MXUs, DMA engines and a vector unit; one HBM
+// and one CMEM channel shared by all DMA engines. It executes one layer's program at a time.
 
 #include <memory>
 #include <vector>

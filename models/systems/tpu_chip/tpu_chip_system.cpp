@@ -58,14 +58,17 @@ void mxu_columns(Record& r, const MxuCounters& x, std::int64_t cycles, double mx
 
 }  // namespace
 
-workloads::AttentionImpl TpuChipSystem::attention() const {
-  return cfg_.mapping.attention == TpuMappingConfig::Attention::kFused
-             ? workloads::AttentionImpl::kFused
-             : workloads::AttentionImpl::kUnfused;
+workloads::MappingOptions TpuChipSystem::mapping() const {
+  workloads::MappingOptions o;
+  o.attention = cfg_.mapping.attention == TpuMappingConfig::Attention::kFused
+                    ? workloads::AttentionImpl::kFused
+                    : workloads::AttentionImpl::kUnfused;
+  o.activations_on_chip = cfg_.mapping.activations == TpuMappingConfig::Activations::kOnChip;
+  return o;
 }
 
 void TpuChipSystem::check(const workloads::Workload& w) const {
-  for (const auto& l : w.layers) workloads::lower_layer(cfg_.chip, l, attention());
+  for (const auto& l : w.layers) workloads::lower_layer(cfg_.chip, l, mapping());
 }
 
 stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOptions& opt) {
@@ -97,7 +100,7 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
   stats::Table mxu_layers_t("mxu_layers", "one row per layer per MXU");
 
   for (const auto& l : w.layers) {
-    const auto lowered = workloads::lower_layer(chip, l, attention());
+    const auto lowered = workloads::lower_layer(chip, l, mapping());
     const Program& prog = lowered.program;
     double elapsed_ps = 0;
     for (std::int64_t r = 0; r < l.repeat; ++r)

@@ -3,8 +3,8 @@
 
 #include "models/systems/system.h"
 #include "models/systems/tpu_chip/tpu_chip_config.h"
-#include "workloads/mapping/layer_plan.h"
 #include "sim/registry/registry.h"
+#include "workloads/mapping/layer_plan.h"
 
 namespace systole::models {
 
@@ -14,7 +14,7 @@ class TpuChipSystem : public System {
   void check(const workloads::Workload& w) const override;
   stats::PointResult run(const workloads::Workload& w, const RunOptions& opt) override;
   const TpuSystemConfig& config() const { return cfg_; }
-  workloads::AttentionImpl attention() const;
+  workloads::MappingOptions mapping() const;
 
  private:
   TpuSystemConfig cfg_;

@@ -167,7 +167,7 @@ TEST_CASE("fused attention: every visible score and output reduction exactly onc
     l.attn = {1, heads, 1, sq, sq + (causal ? seq(rng) % 8 : seq(rng)), hd(rng), causal};
     const auto chip = random_chip(rng);
     INFO("case " << i << " " << l.shape());
-    const auto low = workloads::lower_layer(chip, l, workloads::AttentionImpl::kFused);
+    const auto low = workloads::lower_layer(chip, l, {workloads::AttentionImpl::kFused, false});
     const std::int64_t rows = l.attn.group() * sq, kv = l.attn.seq_kv;
     std::vector<int> score(static_cast<size_t>(rows * kv), 0),
         pv(static_cast<size_t>(rows * kv), 0);
