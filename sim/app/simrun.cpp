@@ -14,6 +14,7 @@
 
 #include "models/register_all.h"
 #include "sim/app/point.h"
+#include "sim/app/scalesim_run.h"
 #include "sim/config/experiment.h"
 #include "sim/core/text.h"
 #include "sim/stats/results_file.h"
@@ -35,11 +36,13 @@ struct Options {
   int jobs = 0;
   bool resume = false, validate = false, list = false, quiet = false, version = false;
   std::string describe;
+  ScalesimRunOptions scalesim;  // --scalesim-cfg mode
 };
 
 constexpr const char* kUsage =
     "usage: simrun EXPERIMENT.yaml [-o results.h5] [-p key.path=value ...] [--jobs N]\n"
     "              [--resume] [--validate] [--quiet]\n"
+    "       simrun --scalesim-cfg X.cfg --topology Y.csv [-o out.h5] [--dataflow os|ws|is]\n"
     "       simrun --list | --describe KIND | --version | --help\n";
 
 po::options_description visible_options() {
@@ -54,6 +57,10 @@ po::options_description visible_options() {
       "list", "list the registered component kinds")(
       "describe", po::value<std::string>(), "print the parameters of a kind")("quiet,q",
                                                                               "print errors only");
+  d.add_options()("scalesim-cfg", po::value<std::string>(),
+                  "SCALE-Sim mode: run a SCALE-Sim v2 .cfg with --topology, SCALE-Sim's numbers")(
+      "topology", po::value<std::string>(), "SCALE-Sim topology CSV (conv or Layer,M,N,K)")(
+      "dataflow", po::value<std::string>(), "SCALE-Sim mode: override the cfg's Dataflow");
   return d;
 }
 
@@ -86,6 +93,17 @@ Options parse_cli(int argc, char** argv, bool& help) {
   o.list = vm.count("list") > 0;
   o.quiet = vm.count("quiet") > 0;
   o.version = vm.count("version") > 0;
+  if (vm.count("scalesim-cfg")) o.scalesim.cfg = vm["scalesim-cfg"].as<std::string>();
+  if (vm.count("topology")) o.scalesim.topology = vm["topology"].as<std::string>();
+  if (vm.count("dataflow")) o.scalesim.dataflow = vm["dataflow"].as<std::string>();
+  o.scalesim.output = o.output;
+  o.scalesim.quiet = o.quiet;
+  if (o.scalesim.cfg.empty() && (vm.count("topology") || vm.count("dataflow")))
+    throw ConfigError({"<command line>"}, vm.count("topology") ? "--topology" : "--dataflow",
+                      "only valid with --scalesim-cfg");
+  if (!o.scalesim.cfg.empty() && !o.experiment.empty())
+    throw ConfigError({"<command line>"}, "--scalesim-cfg",
+                      "runs a SCALE-Sim config instead of an experiment; give one or the other");
   return o;
 }
 
@@ -277,6 +295,7 @@ int simrun_main(int argc, char** argv) {
       if (!o.describe.empty()) print_describe(reg, o.describe);
       return 0;
     }
+    if (!o.scalesim.cfg.empty()) return run_scalesim(o.scalesim, command_line);
     if (o.experiment.empty()) {
       std::cerr << "simrun: no experiment file given\n" << kUsage;
       return 2;

@@ -1,0 +1,272 @@
+#include "sim/app/scalesim_run.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "models/scalesim/scalesim_timing.h"
+#include "sim/core/text.h"
+#include "sim/stats/results_file.h"
+#include "sim/stats/summary.h"
+#include "systole/version.h"
+
+namespace systole::app {
+namespace {
+
+namespace ss = models::scalesim;
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+stats::Record layer_record(int id, const ss::ConvLayer& l, const ss::LayerResult& r, double wall) {
+  stats::Record rec;
+  rec.i("layer_id", "", "row of the topology (after SCALE-Sim's DP split)", id)
+      .s("layer", "layer name", l.name)
+      .i("ifmap_h", "", "IFMAP height as given (padding included)", l.ifmap_h)
+      .i("ifmap_w", "", "IFMAP width as given (padding included)", l.ifmap_w)
+      .i("filter_h", "", "filter height", l.filter_h)
+      .i("filter_w", "", "filter width", l.filter_w)
+      .i("channels", "", "input channels", l.channels)
+      .i("num_filters", "", "filters (output channels)", l.num_filters)
+      .i("stride_h", "", "row stride", l.stride_h)
+      .i("stride_w", "", "column stride", l.stride_w)
+      .i("ofmap_h", "", "output height, ceil((H - R + S) / S)", l.ofmap_h())
+      .i("ofmap_w", "", "output width", l.ofmap_w())
+      .i("m", "", "GEMM M: output pixels", l.gemm_m())
+      .i("n", "", "GEMM N: filters", l.gemm_n())
+      .i("k", "", "GEMM K: filter height x width x channels", l.gemm_k())
+      .i("macs", "MAC", "multiply-accumulates, M x N x K", l.macs())
+      .i("row_folds", "", "folds along the array rows", r.row_folds)
+      .i("col_folds", "", "folds along the array columns", r.col_folds)
+      .i("cycles_per_fold", "cycles", "os T+R+C-2, ws/is 2R+C+T-2", r.cycles_per_fold)
+      .i("total_cycles", "cycles",
+         "SCALE-Sim Total Cycles: index of the last cycle, stalls included, SRAM fill excluded",
+         r.total_cycles)
+      .i("stall_cycles", "cycles", "SCALE-Sim Stall Cycles (memory stalls)", r.stall_cycles)
+      .i("compute_cycles", "cycles", "folds x cycles_per_fold - 1 (total without stalls)",
+         r.compute_cycles)
+      .f("overall_util", "%", "SCALE-Sim Overall Util: 100 x MACs / (Total Cycles x PEs)",
+         r.overall_util_pct)
+      .f("mapping_efficiency", "%", "SCALE-Sim Mapping Efficiency: used PEs per fold, averaged",
+         r.mapping_efficiency_pct)
+      .f("compute_util", "%", "SCALE-Sim Compute Util: per-fold utilization, averaged",
+         r.compute_util_pct)
+      .i("sram_ifmap_reads", "words", "IFMAP SRAM reads", r.sram_ifmap_reads)
+      .i("sram_filter_reads", "words", "FILTER SRAM reads", r.sram_filter_reads)
+      .i("sram_ofmap_writes", "words", "OFMAP SRAM writes (os: + R + C per fold)",
+         r.sram_ofmap_writes)
+      .f("avg_ifmap_sram_bw", "words/cycle", "IFMAP SRAM reads / Total Cycles", r.avg_ifmap_sram_bw)
+      .f("avg_filter_sram_bw", "words/cycle", "FILTER SRAM reads / Total Cycles",
+         r.avg_filter_sram_bw)
+      .f("avg_ofmap_sram_bw", "words/cycle", "OFMAP SRAM writes / Total Cycles",
+         r.avg_ofmap_sram_bw)
+      .i("dram_ifmap_reads", "words", "IFMAP DRAM reads", r.dram_ifmap_reads)
+      .i("dram_filter_reads", "words", "FILTER DRAM reads", r.dram_filter_reads)
+      .i("dram_ofmap_writes", "words", "OFMAP DRAM writes", r.dram_ofmap_writes)
+      .i("dram_ifmap_start", "cycles", "first cycle of the IFMAP DRAM trace", r.dram_ifmap_start)
+      .i("dram_ifmap_stop", "cycles", "last cycle of the IFMAP DRAM trace", r.dram_ifmap_stop)
+      .i("dram_filter_start", "cycles", "first cycle of the FILTER DRAM trace", r.dram_filter_start)
+      .i("dram_filter_stop", "cycles", "last cycle of the FILTER DRAM trace", r.dram_filter_stop)
+      .i("dram_ofmap_start", "cycles", "first cycle of the OFMAP DRAM trace", r.dram_ofmap_start)
+      .i("dram_ofmap_stop", "cycles", "last cycle of the OFMAP DRAM trace", r.dram_ofmap_stop)
+      .f("avg_ifmap_dram_bw", "words/cycle", "IFMAP DRAM reads over the IFMAP DRAM trace",
+         r.avg_ifmap_dram_bw)
+      .f("avg_filter_dram_bw", "words/cycle", "FILTER DRAM reads over the FILTER DRAM trace",
+         r.avg_filter_dram_bw)
+      .f("avg_ofmap_dram_bw", "words/cycle", "OFMAP DRAM writes over the OFMAP DRAM trace",
+         r.avg_ofmap_dram_bw)
+      .i("cycles_incl_prefetch", "cycles",
+         "SCALE-Sim v3's Total Cycles (incl. prefetch): last OFMAP DRAM write - first read",
+         r.cycles_incl_prefetch)
+      .f("wall_seconds", "s", "time Systole took to simulate the layer", wall);
+  return rec;
+}
+
+std::string config_yaml(const workloads::ScalesimConfig& cfg,
+                        const workloads::ScalesimTopology& topo) {
+  return cfg.to_yaml() + fmt::format("topology: \"{}\"\ntopology_format: {}\nlayers: {}\n",
+                                     topo.path, topo.gemm ? "gemm" : "conv", topo.layers.size());
+}
+
+std::string now_iso() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+/// Writes `text` to `path` through a temporary file, so a failed run leaves no half report.
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  const std::filesystem::path tmp = path.string() + ".partial";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) throw SimError(fmt::format("cannot write '{}'", tmp.string()));
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw SimError(fmt::format("cannot write '{}': {}", path.string(), ec.message()));
+}
+
+std::string summary(const stats::PointResult& p) {
+  const auto& t = p.layers;
+  std::vector<std::vector<std::string>> rows;
+  for (size_t i = 0; i < t.rows().size(); ++i) {
+    auto n = [&](const char* c) {
+      return with_commas(static_cast<unsigned long long>(t.get_int(i, c)));
+    };
+    rows.push_back(
+        {t.get_string(i, "layer"),
+         fmt::format("{}x{}x{}", t.get_int(i, "m"), t.get_int(i, "n"), t.get_int(i, "k")),
+         fmt::format("{}x{}", t.get_int(i, "row_folds"), t.get_int(i, "col_folds")),
+         n("total_cycles"), n("stall_cycles"),
+         fmt::format("{:.2f}", t.get_number(i, "overall_util")),
+         fmt::format("{:.2f}", t.get_number(i, "mapping_efficiency")),
+         fmt::format("{:.2f}", t.get_number(i, "compute_util")), n("dram_ifmap_reads"),
+         n("dram_filter_reads"), n("dram_ofmap_writes")});
+  }
+  return stats::format_table(
+      {"layer", "MxNxK", "folds", "total cycles", "stalls", "util %", "map eff %", "comp util %",
+       "DRAM ifmap", "DRAM filter", "DRAM ofmap"},
+      rows);
+}
+
+}  // namespace
+
+stats::PointResult scalesim_point(const workloads::ScalesimConfig& cfg,
+                                  const workloads::ScalesimTopology& topo) {
+  const auto t0 = std::chrono::steady_clock::now();
+  stats::PointResult p;
+  p.id = 0;
+  p.label = "scalesim";
+  p.layers = stats::Table("layers", "one row per layer: SCALE-Sim v2's per-layer numbers");
+  std::int64_t cycles = 0, stalls = 0, macs = 0, dram = 0;
+  for (size_t i = 0; i < topo.layers.size(); ++i) {
+    const auto& tl = topo.layers[i];
+    const auto t1 = std::chrono::steady_clock::now();
+    ss::LayerResult r;
+    try {
+      r = ss::simulate_layer(cfg.arch, tl.layer);
+    } catch (const WorkloadError& e) {
+      throw ConfigError({topo.path, tl.line, 0}, "", e.what());
+    }
+    p.layers.append(layer_record(static_cast<int>(i), tl.layer, r, seconds_since(t1)));
+    cycles += r.total_cycles;
+    stalls += r.stall_cycles;
+    macs += tl.layer.macs();
+    dram += r.dram_ifmap_reads + r.dram_filter_reads + r.dram_ofmap_writes;
+  }
+  const std::int64_t pes = cfg.arch.rows * cfg.arch.cols;
+  p.wall_seconds = seconds_since(t0);
+  p.config_yaml = config_yaml(cfg, topo);
+  p.metrics.i("total_cycles", "cycles", "sum of SCALE-Sim Total Cycles over the layers", cycles)
+      .i("stall_cycles", "cycles", "sum of SCALE-Sim Stall Cycles", stalls)
+      .i("macs", "MAC", "multiply-accumulates of the network", macs)
+      .f("overall_util", "%", "100 x MACs / (total cycles x PEs)",
+         cycles > 0 ? 100.0 * static_cast<double>(macs) / static_cast<double>(cycles * pes) : 0.0)
+      .i("dram_words", "words", "DRAM reads and writes of all layers", dram)
+      .i("layers", "", "layers simulated", static_cast<std::int64_t>(topo.layers.size()));
+  return p;
+}
+
+std::string scalesim_compute_report(const stats::PointResult& p) {
+  // SCALE-Sim's simulator.py: ', '-joined Python str() of each value, a trailing comma.
+  std::string s =
+      "LayerID, Total Cycles, Stall Cycles, Overall Util %, Mapping Efficiency %, "
+      "Compute Util %,\n";
+  const auto& t = p.layers;
+  for (size_t i = 0; i < t.rows().size(); ++i)
+    s += fmt::format("{}, {}, {}, {}, {}, {},\n", t.get_int(i, "layer_id"),
+                     t.get_int(i, "total_cycles"), t.get_int(i, "stall_cycles"),
+                     ss::python_float(t.get_number(i, "overall_util")),
+                     ss::python_float(t.get_number(i, "mapping_efficiency")),
+                     ss::python_float(t.get_number(i, "compute_util")));
+  return s;
+}
+
+std::string scalesim_bandwidth_report(const stats::PointResult& p) {
+  std::string s =
+      "LayerID, Avg IFMAP SRAM BW, Avg FILTER SRAM BW, Avg OFMAP SRAM BW, "
+      "Avg IFMAP DRAM BW, Avg FILTER DRAM BW, Avg OFMAP DRAM BW,\n";
+  const auto& t = p.layers;
+  for (size_t i = 0; i < t.rows().size(); ++i) {
+    s += std::to_string(t.get_int(i, "layer_id"));
+    for (const char* c : {"avg_ifmap_sram_bw", "avg_filter_sram_bw", "avg_ofmap_sram_bw",
+                          "avg_ifmap_dram_bw", "avg_filter_dram_bw", "avg_ofmap_dram_bw"})
+      s += ", " + ss::python_float(t.get_number(i, c));
+    s += ",\n";
+  }
+  return s;
+}
+
+int run_scalesim(const ScalesimRunOptions& o, const std::string& command_line) {
+  const auto t0 = std::chrono::steady_clock::now();
+  workloads::ScalesimConfig cfg = workloads::load_scalesim_cfg(o.cfg);
+  if (!o.dataflow.empty())
+    cfg.arch.dataflow =
+        workloads::parse_scalesim_dataflow(o.dataflow, {"<command line>"}, "--dataflow");
+  const std::string topo_path = !o.topology.empty() ? o.topology : cfg.topology_path;
+  if (topo_path.empty())
+    throw ConfigError({"<command line>"}, "--topology",
+                      "missing: give the topology CSV (the cfg has no [network_presets] "
+                      "TopologyCsvLoc either)");
+  const workloads::ScalesimTopology topo = workloads::load_scalesim_topology(topo_path);
+  for (const auto& w : cfg.warnings) std::cerr << "simrun: warning: " << w << "\n";
+  for (const auto& w : topo.warnings) std::cerr << "simrun: warning: " << w << "\n";
+
+  stats::PointResult p = scalesim_point(cfg, topo);
+  const std::string out = o.output.empty() ? "results.h5" : o.output;
+  // Like SCALE-Sim, create the output directory (it also holds COMPUTE_REPORT.csv).
+  const std::filesystem::path dir = std::filesystem::absolute(out).parent_path();
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw SimError(fmt::format("cannot create '{}': {}", dir.string(), ec.message()));
+  stats::RunMeta meta;
+  meta.version = kVersion;
+  meta.git_revision = kGitRevision;
+  meta.command_line = command_line;
+  meta.start_time = now_iso();
+  meta.experiment_file = o.cfg;
+  meta.experiment_name = cfg.run_name;
+  meta.experiment_yaml = p.config_yaml;
+  stats::ResultsWriter writer(out, meta);
+  writer.write_point(p);
+  try {
+    write_file(dir / "COMPUTE_REPORT.csv", scalesim_compute_report(p));
+    write_file(dir / "BANDWIDTH_REPORT.csv", scalesim_bandwidth_report(p));
+  } catch (...) {
+    writer.discard();
+    throw;
+  }
+  writer.commit();
+
+  if (!o.quiet) {
+    std::cout << fmt::format(
+        "simrun {}: SCALE-Sim mode — {} ({}x{} {}, {}), {} ({} layers)\n\n", kVersion, o.cfg,
+        cfg.arch.rows, cfg.arch.cols, ss::to_string(cfg.arch.dataflow),
+        cfg.arch.user_bandwidth ? fmt::format("USER {} words/cycle", cfg.arch.bandwidth)
+                                : std::string("CALC"),
+        topo_path, topo.layers.size());
+    std::cout << summary(p);
+    std::int64_t cycles = 0, stalls = 0;
+    for (size_t i = 0; i < p.layers.rows().size(); ++i) {
+      cycles += p.layers.get_int(i, "total_cycles");
+      stalls += p.layers.get_int(i, "stall_cycles");
+    }
+    std::cout << fmt::format("\ntotal {} cycles ({} stall) over {} layers, simulated in {:.3f} s\n",
+                             with_commas(static_cast<unsigned long long>(cycles)),
+                             with_commas(static_cast<unsigned long long>(stalls)),
+                             topo.layers.size(), p.wall_seconds);
+    std::cout << fmt::format("wrote {}, {} and {} in {:.2f} s\n", out,
+                             (dir / "COMPUTE_REPORT.csv").string(),
+                             (dir / "BANDWIDTH_REPORT.csv").string(), seconds_since(t0));
+  }
+  return 0;
+}
+
+}  // namespace systole::app
