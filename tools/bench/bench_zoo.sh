@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Simulator speed on the zoo (not a timed test): wall seconds of one design point, one worker
+# process, on the TPU v4 preset, for ResNet-50 at batch 8 and one GPT-3 175B block (prefill of
+# 2048 tokens), plus the whole default sweep configs/tpuv4.yaml. Targets (issue 5): each of the
+# two single points under 10 s on one core.
+#
+#   tools/bench/bench_zoo.sh [build dir]
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+build="${1:-$here/build}"
+simrun="$build/bin/simrun"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+point() {  # name, workload file, params
+  cat > "$tmp/$1.yaml" <<YAML
+base: $here/configs/presets/tpuv4_chip.yaml
+workload: {file: $here/workloads/$2, params: $3}
+YAML
+  local t0 t1
+  t0=$(date +%s%N)
+  "$simrun" "$tmp/$1.yaml" -o "$tmp/$1.h5" --jobs 1 --quiet
+  t1=$(date +%s%N)
+  awk -v n="$1" -v ns=$((t1 - t0)) 'BEGIN { printf "%-28s %8.2f s wall\n", n, ns / 1e9 }'
+}
+
+echo "Systole zoo benchmark ($("$simrun" --version))"
+point resnet50_batch8 resnet50.yaml "{batch: 8}"
+point gpt3_block_prefill2048 gpt3_175b.yaml "{batch: 1}"
+t0=$(date +%s%N)
+"$simrun" "$here/configs/tpuv4.yaml" -o "$tmp/all.h5" --jobs 2 --quiet
+t1=$(date +%s%N)
+awk -v ns=$((t1 - t0)) 'BEGIN { printf "%-28s %8.2f s wall (20 points, 2 jobs)\n", "configs/tpuv4.yaml", ns / 1e9 }'
