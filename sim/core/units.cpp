@@ -151,10 +151,14 @@ std::string format_quantity(double v, Dimension d) {
     double scale;
     const char* sym;
   };
+  // Three significant digits; 1000-1023 of a binary unit print whole ("1022 KiB", not 1.02e+03).
+  auto num = [](double x) {
+    return std::fabs(x) >= 1000 ? fmt::format("{:.0f}", x) : fmt::format("{:.3g}", x);
+  };
   auto pick = [&](std::initializer_list<Step> steps, const char* base) {
     for (const auto& s : steps)
-      if (std::fabs(v) >= s.scale) return fmt::format("{:.3g} {}", v / s.scale, s.sym);
-    return fmt::format("{:.3g} {}", v, base);
+      if (std::fabs(v) >= s.scale) return num(v / s.scale) + " " + s.sym;
+    return num(v) + " " + base;
   };
   switch (d) {
     case Dimension::kBytes:

@@ -4,6 +4,7 @@
 
 #include "sim/core/text.h"
 #include "workloads/frontends/expr.h"
+#include "workloads/frontends/scalesim_topology.h"
 
 namespace systole::workloads {
 
@@ -294,6 +295,45 @@ void read_layers(const Node& n, const std::string& path, const Params& params, W
     w.layers.push_back(parse_layer(layers->items()[i], fmt::format("{}[{}]", lpath, i), i, params));
 }
 
+// A SCALE-Sim topology CSV (conv or `Layer, M, N, K` format) as int8 layers: its IFMAP sizes
+// already include padding, so pad is 0; SCALE-Sim runs batch 1.
+Workload from_scalesim_csv(const std::string& file, const Node& section, const std::string& path) {
+  if (section.is_map() && section.find("params"))
+    throw ConfigError(section.find("params")->origin(), path + ".params",
+                      "a SCALE-Sim topology has no parameters");
+  const ScalesimTopology t = load_scalesim_topology(file);
+  Workload w;
+  w.name = t.name;
+  w.file = file;
+  w.source = "SCALE-Sim topology " + file;
+  for (const auto& tl : t.layers) {
+    const auto& s = tl.layer;
+    Layer l;
+    l.name = s.name;
+    l.dtype = models::DataType::kInt8;
+    l.origin = {file, tl.line, 0};
+    if (t.gemm) {
+      l.op = LayerOp::kGemm;
+      l.m = s.gemm_m();
+      l.n = s.gemm_n();
+      l.k = s.gemm_k();
+    } else {
+      if (s.stride_h != s.stride_w)
+        throw ConfigError(l.origin, path + ".file",
+                          fmt::format("layer '{}': strides {} and {} differ; conv2d layers use one "
+                                      "stride for both dimensions",
+                                      s.name, s.stride_h, s.stride_w));
+      l.op = LayerOp::kConv2d;
+      l.conv = {1,          s.ifmap_h, s.ifmap_w, s.channels, s.num_filters, s.filter_h, s.filter_w,
+                s.stride_h, 0,         1,         1};
+    }
+    w.layers.push_back(l);
+  }
+  if (section.is_map())
+    if (const Node* v = section.find("name")) w.name = config::to_string(*v, path + ".name");
+  return w;
+}
+
 }  // namespace
 
 const std::vector<std::pair<std::string, LayerOp>>& layer_ops() {
@@ -350,6 +390,8 @@ Workload load_workload(const Node& node, const std::string& path) {
                         "give either 'file:' or 'layers:', not both");
     const std::string name = config::to_string(*file, path + ".file");
     const std::string resolved = config::find_referenced_file(name, file->origin(), path + ".file");
+    if (resolved.size() > 4 && resolved.compare(resolved.size() - 4, 4, ".csv") == 0)
+      return from_scalesim_csv(resolved, node, path);
     const Node body = config::load_yaml_file(resolved, file->origin());
     if (!body.is_map())
       throw ConfigError(body.origin(), "", "a workload file must hold a mapping with 'layers:'");

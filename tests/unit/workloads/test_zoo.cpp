@@ -56,7 +56,8 @@ TEST_CASE("zoo: MobileNetV2 has 300 M multiply-adds and 3.4 M weights", "[unit][
   CHECK(t.weights == Approx(3.4e6).epsilon(0.03));
   std::int64_t depthwise = 0;
   for (const auto& l : w.layers)
-    if (l.op == LayerOp::kConv2d && l.conv.groups == l.conv.c && l.conv.c > 1) depthwise += l.repeat;
+    if (l.op == LayerOp::kConv2d && l.conv.groups == l.conv.c && l.conv.c > 1)
+      depthwise += l.repeat;
   CHECK(depthwise == 17);  // one 3x3 depthwise convolution per bottleneck: 1+2+3+4+3+3+1
 }
 
@@ -150,4 +151,29 @@ TEST_CASE("bad workloads name file, line and layer", "[unit][zoo][errors]") {
           "e.yaml:2:10: workload.params.bacth: the workload has no parameter 'bacth' (did you mean "
           "'batch'?); params: batch");
   }
+}
+
+TEST_CASE("SCALE-Sim topology CSVs are workloads too", "[unit][zoo]") {
+  const std::string dir = test::source_dir() + "/tests/data/scalesim/topologies/";
+  auto load = [&](const std::string& f) {
+    return workloads::load_workload(config::parse_yaml("file: " + dir + f + "\n", "e.yaml"));
+  };
+  const auto conv = load("alexnet.csv");
+  REQUIRE(conv.layers.size() == 5);
+  const auto& c1 = conv.layers[0];
+  CHECK(c1.op == LayerOp::kConv2d);
+  CHECK(c1.dtype == models::DataType::kInt8);  // SCALE-Sim's 1-byte words
+  CHECK(c1.conv.h == 224);
+  CHECK(c1.conv.r == 11);
+  CHECK(c1.conv.c == 3);
+  CHECK(c1.conv.k == 96);
+  CHECK(c1.conv.stride == 4);
+  CHECK(c1.conv.pad == 0);  // SCALE-Sim's IFMAP sizes already include padding
+  CHECK(c1.origin.line == 2);
+  const auto gemm = load("test_mnk.csv");
+  REQUIRE(gemm.layers.size() == 1);
+  CHECK(gemm.layers[0].op == LayerOp::kGemm);
+  CHECK(gemm.layers[0].m == 128);
+  CHECK(gemm.layers[0].n == 64);
+  CHECK(gemm.layers[0].k == 256);
 }
