@@ -1,0 +1,511 @@
+#include "sim/stats/hdf5_io.h"
+
+#include <fmt/format.h>
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+#include "sim/core/error.h"
+#include "sim/core/units.h"
+
+namespace systole::stats::h5 {
+
+void quiet_hdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+
+// The innermost message on HDF5's error stack. For system errors that is "unable to open file:
+// name = ..., errno = 2, error message = 'No such file or directory', ..."; keep the strerror.
+std::string h5_message() {
+  std::string msg;
+  auto walk = [](unsigned, const H5E_error2_t* e, void* data) -> herr_t {
+    auto* out = static_cast<std::string*>(data);
+    if (out->empty() && e->desc != nullptr && *e->desc != '\0') *out = e->desc;
+    return 0;
+  };
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk, &msg);
+  H5Eclear2(H5E_DEFAULT);
+  const std::string key = "error message = '";
+  const size_t b = msg.find(key);
+  const size_t e = b == std::string::npos ? b : msg.find('\'', b + key.size());
+  if (e != std::string::npos) return msg.substr(b + key.size(), e - b - key.size());
+  return msg.empty() ? "HDF5 error" : msg;
+}
+
+[[noreturn]] void fail(const std::string& what) { throw H5Failure(what + ": " + h5_message()); }
+
+Hid own(hid_t id, const std::string& what) {
+  if (id < 0) fail(what);
+  return Hid(id);
+}
+
+void check(herr_t rc, const std::string& what) {
+  if (rc < 0) fail(what);
+}
+
+bool has(hid_t loc, const std::string& name) {
+  return H5Lexists(loc, name.c_str(), H5P_DEFAULT) > 0;
+}
+
+// ---- types, spaces, attributes ----------------------------------------------------------------
+
+/// size 0 = variable length. Fixed strings are read back NULLPAD so that a full-width value
+/// written by another tool is not cut short by one character.
+Hid str_type(size_t size, H5T_str_t pad) {
+  Hid t = own(H5Tcopy(H5T_C_S1), "string type");
+  check(H5Tset_size(t, size == 0 ? H5T_VARIABLE : size), "string type");
+  check(H5Tset_strpad(t, pad), "string type");
+  check(H5Tset_cset(t, H5T_CSET_UTF8), "string type");
+  return t;
+}
+
+Hid space_1d(hsize_t n, bool extendible) {
+  const hsize_t max = extendible ? H5S_UNLIMITED : n;
+  return own(H5Screate_simple(1, &n, &max), "dataspace");
+}
+
+Hid scalar_space() { return own(H5Screate(H5S_SCALAR), "dataspace"); }
+
+Hid create_group(hid_t loc, const std::string& name, bool keep_order) {
+  Hid gcpl = own(H5Pcreate(H5P_GROUP_CREATE), "group property list");
+  if (keep_order)
+    check(H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED),
+          "group property list");
+  return own(H5Gcreate2(loc, name.c_str(), H5P_DEFAULT, gcpl, H5P_DEFAULT),
+             "creating group " + name);
+}
+
+Hid open_group(hid_t loc, const std::string& name) {
+  return own(H5Gopen2(loc, name.c_str(), H5P_DEFAULT), "opening group " + name);
+}
+
+Hid open_dataset(hid_t loc, const std::string& name) {
+  return own(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), "opening dataset " + name);
+}
+
+void write_attr(hid_t obj, const char* name, hid_t file_type, hid_t mem_type, hid_t space,
+                const void* data) {
+  const std::string what = std::string("writing attribute ") + name;
+  Hid a = own(H5Acreate2(obj, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT), what);
+  check(H5Awrite(a, mem_type, data), what);
+}
+
+void attr_str(hid_t obj, const char* name, const std::string& value) {
+  Hid t = str_type(0);
+  const char* p = value.c_str();
+  write_attr(obj, name, t, t, scalar_space(), &p);
+}
+
+void attr_strs(hid_t obj, const char* name, const std::vector<std::string>& values) {
+  Hid t = str_type(0);
+  std::vector<const char*> ptrs;
+  for (const auto& v : values) ptrs.push_back(v.c_str());
+  write_attr(obj, name, t, t, space_1d(values.size()), ptrs.data());
+}
+
+void attr_f64(hid_t obj, const char* name, double v) {
+  write_attr(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, scalar_space(), &v);
+}
+
+void attr_u64(hid_t obj, const char* name, std::uint64_t v) {
+  write_attr(obj, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, scalar_space(), &v);
+}
+
+/// All strings of a string attribute or dataset, fixed or variable length, any shape.
+std::vector<std::string> read_strings(hid_t id, bool attr, const std::string& what) {
+  Hid ftype = own(attr ? H5Aget_type(id) : H5Dget_type(id), what);
+  if (H5Tget_class(ftype) != H5T_STRING) throw H5Failure(what + ": not a string");
+  Hid space = own(attr ? H5Aget_space(id) : H5Dget_space(id), what);
+  const hssize_t n = H5Sget_simple_extent_npoints(space);
+  if (n < 0) fail(what);
+  std::vector<std::string> out;
+  if (n == 0) return out;
+  auto read = [&](hid_t mem, void* buf) {
+    check(attr ? H5Aread(id, mem, buf) : H5Dread(id, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf),
+          what);
+  };
+  const auto count = static_cast<size_t>(n);
+  if (H5Tis_variable_str(ftype) > 0) {
+    std::vector<char*> ptrs(count, nullptr);
+    read(str_type(0), ptrs.data());
+    for (char* p : ptrs) {
+      out.emplace_back(p != nullptr ? p : "");
+      H5free_memory(p);
+    }
+  } else {
+    const size_t size = H5Tget_size(ftype);
+    std::vector<char> buf(size * count);
+    read(str_type(size, H5T_STR_NULLPAD), buf.data());
+    for (size_t i = 0; i < count; ++i) {
+      const char* p = buf.data() + i * size;
+      out.emplace_back(p, strnlen(p, size));
+    }
+  }
+  return out;
+}
+
+Hid open_attr(hid_t obj, const char* name) {
+  if (H5Aexists(obj, name) <= 0) return Hid();
+  return own(H5Aopen(obj, name, H5P_DEFAULT), std::string("opening attribute ") + name);
+}
+
+std::vector<std::string> read_attr_strs(hid_t obj, const char* name) {
+  Hid a = open_attr(obj, name);
+  if (!a.valid()) return {};
+  return read_strings(a, true, std::string("reading attribute ") + name);
+}
+
+std::string read_attr_str(hid_t obj, const char* name, const std::string& fallback) {
+  const auto v = read_attr_strs(obj, name);
+  return v.empty() ? fallback : v.front();
+}
+
+/// Scalar (or 1-D) variable-length string dataset with unit "" and a description.
+void write_text(hid_t loc, const std::string& name, const std::vector<std::string>& lines,
+                bool scalar, const std::string& desc) {
+  Hid t = str_type(0);
+  Hid space = scalar ? scalar_space() : space_1d(lines.size());
+  Hid ds = own(H5Dcreate2(loc, name.c_str(), t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+               "creating dataset " + name);
+  std::vector<const char*> ptrs;
+  for (const auto& l : lines) ptrs.push_back(l.c_str());
+  if (!ptrs.empty())
+    check(H5Dwrite(ds, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()), "writing dataset " + name);
+  attr_str(ds, "unit", "");
+  attr_str(ds, "description", desc);
+}
+
+std::vector<std::string> read_text(hid_t loc, const std::string& name) {
+  Hid ds = open_dataset(loc, name);
+  return read_strings(ds, false, "reading dataset " + name);
+}
+
+/// Link names in creation order where the group tracks it, else in name order.
+std::vector<std::string> list_links(hid_t group) {
+  H5G_info_t info;
+  check(H5Gget_info(group, &info), "listing group");
+  Hid gcpl = own(H5Gget_create_plist(group), "listing group");
+  unsigned flags = 0;
+  check(H5Pget_link_creation_order(gcpl, &flags), "listing group");
+  const H5_index_t index = (flags & H5P_CRT_ORDER_INDEXED) ? H5_INDEX_CRT_ORDER : H5_INDEX_NAME;
+  std::vector<std::string> names;
+  for (hsize_t i = 0; i < info.nlinks; ++i) {
+    const ssize_t len =
+        H5Lget_name_by_idx(group, ".", index, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
+    if (len < 0) fail("listing group");
+    std::vector<char> buf(static_cast<size_t>(len) + 1);
+    if (H5Lget_name_by_idx(group, ".", index, H5_ITER_INC, i, buf.data(), buf.size(), H5P_DEFAULT) <
+        0)
+      fail("listing group");
+    names.emplace_back(buf.data(), static_cast<size_t>(len));
+  }
+  return names;
+}
+
+// ---- tables ----------------------------------------------------------------------------------
+
+void check_name(const std::string& name, const char* what) {
+  if (name.empty() || name == "." || name.find('/') != std::string::npos)
+    throw H5Failure(fmt::format("{} name '{}' cannot be an HDF5 dataset name", what, name));
+}
+
+std::vector<std::string> column_field(const std::vector<Column>& cols, std::string Column::*f) {
+  std::vector<std::string> out;
+  for (const auto& c : cols) out.push_back(c.*f);
+  return out;
+}
+
+/// Packed compound type of a table: 8 bytes per number, `width` bytes per string column.
+struct Layout {
+  std::vector<size_t> offset;
+  size_t size = 0;
+
+  Layout(const std::vector<Column>& cols, const std::vector<size_t>& width) {
+    for (size_t c = 0; c < cols.size(); ++c) {
+      offset.push_back(size);
+      size += width[c];
+    }
+  }
+  Hid type(const std::vector<Column>& cols, const std::vector<size_t>& width, bool file,
+           H5T_str_t pad) const {
+    Hid t = own(H5Tcreate(H5T_COMPOUND, std::max<size_t>(size, 1)), "table type");
+    for (size_t c = 0; c < cols.size(); ++c) {
+      Hid str = cols[c].type == ColumnType::kString ? str_type(width[c], pad) : Hid();
+      hid_t m = str;
+      if (cols[c].type == ColumnType::kInt) m = file ? H5T_STD_I64LE : H5T_NATIVE_INT64;
+      if (cols[c].type == ColumnType::kFloat) m = file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE;
+      check(H5Tinsert(t, cols[c].name.c_str(), offset[c], m), "table column " + cols[c].name);
+    }
+    return t;
+  }
+};
+
+/// Numeric cells are converted between int and float; a string where a number belongs (or the
+/// reverse) is the caller's bug and is reported.
+void write_table(hid_t loc, const std::string& name, const Table& t) {
+  const auto& cols = t.columns();
+  if (cols.empty()) return;
+  check_name(name, "table");
+  const std::string what = "writing table " + name;
+  const auto& rows = t.rows();
+  std::vector<size_t> width(cols.size(), 8);
+  for (size_t c = 0; c < cols.size(); ++c) {
+    if (cols[c].type != ColumnType::kString) continue;
+    width[c] = 1;
+    for (const auto& r : rows)
+      if (auto* s = std::get_if<std::string>(&r.at(c)))
+        width[c] = std::max(width[c], s->size() + 1);
+  }
+  const Layout layout(cols, width);
+
+  std::vector<unsigned char> buf(layout.size * rows.size(), 0);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    for (size_t c = 0; c < cols.size(); ++c) {
+      unsigned char* dst = buf.data() + r * layout.size + layout.offset[c];
+      const auto* i = std::get_if<std::int64_t>(&rows[r][c]);
+      const auto* d = std::get_if<double>(&rows[r][c]);
+      const auto* s = std::get_if<std::string>(&rows[r][c]);
+      if ((cols[c].type == ColumnType::kString) != (s != nullptr))
+        throw H5Failure(fmt::format("{}: row {} column '{}' holds a value of the wrong type", what,
+                                    r, cols[c].name));
+      if (cols[c].type == ColumnType::kInt) {
+        const std::int64_t v = i != nullptr ? *i : static_cast<std::int64_t>(*d);
+        std::memcpy(dst, &v, sizeof v);
+      } else if (cols[c].type == ColumnType::kFloat) {
+        const double v = d != nullptr ? *d : static_cast<double>(*i);
+        std::memcpy(dst, &v, sizeof v);
+      } else {
+        std::memcpy(dst, s->data(), s->size());
+      }
+    }
+  }
+
+  Hid ftype = layout.type(cols, width, true, H5T_STR_NULLTERM);
+  Hid mtype = layout.type(cols, width, false, H5T_STR_NULLTERM);
+  Hid ds = own(H5Dcreate2(loc, name.c_str(), ftype, space_1d(rows.size()), H5P_DEFAULT, H5P_DEFAULT,
+                          H5P_DEFAULT),
+               what);
+  if (!rows.empty()) check(H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()), what);
+  attr_str(ds, "description", t.description());
+  attr_strs(ds, "unit", column_field(cols, &Column::unit));
+  attr_strs(ds, "field_descriptions", column_field(cols, &Column::description));
+}
+
+Table read_table(hid_t loc, const std::string& name) {
+  const std::string what = "reading table " + name;
+  Hid ds = open_dataset(loc, name);
+  Hid ftype = own(H5Dget_type(ds), what);
+  if (H5Tget_class(ftype) != H5T_COMPOUND) throw H5Failure(what + ": not a compound dataset");
+  const int n = H5Tget_nmembers(ftype);
+  if (n < 0) fail(what);
+  const auto units = read_attr_strs(ds, "unit");
+  const auto descs = read_attr_strs(ds, "field_descriptions");
+
+  std::vector<Column> cols(static_cast<size_t>(n));
+  std::vector<size_t> width(cols.size(), 8);
+  for (size_t c = 0; c < cols.size(); ++c) {
+    const auto m = static_cast<unsigned>(c);
+    char* member = H5Tget_member_name(ftype, m);
+    if (member == nullptr) fail(what);
+    cols[c].name = member;
+    H5free_memory(member);
+    if (c < units.size()) cols[c].unit = units[c];
+    if (c < descs.size()) cols[c].description = descs[c];
+    Hid mt = own(H5Tget_member_type(ftype, m), what);
+    const H5T_class_t cls = H5Tget_class(mt);
+    if (cls == H5T_INTEGER) {
+      cols[c].type = ColumnType::kInt;
+    } else if (cls == H5T_FLOAT) {
+      cols[c].type = ColumnType::kFloat;
+    } else if (cls == H5T_STRING && H5Tis_variable_str(mt) == 0) {
+      cols[c].type = ColumnType::kString;
+      width[c] = H5Tget_size(mt);
+    } else {
+      throw H5Failure(fmt::format("{}: column '{}' is not an integer, float or fixed string", what,
+                                  cols[c].name));
+    }
+  }
+  const Layout layout(cols, width);
+  Hid mtype = layout.type(cols, width, false, H5T_STR_NULLPAD);
+
+  Hid space = own(H5Dget_space(ds), what);
+  const hssize_t rows = H5Sget_simple_extent_npoints(space);
+  if (rows < 0) fail(what);
+  std::vector<unsigned char> buf(layout.size * static_cast<size_t>(rows));
+  if (rows > 0) check(H5Dread(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()), what);
+
+  Table t(name, read_attr_str(ds, "description"));
+  t.set_columns(cols);
+  for (size_t r = 0; r < static_cast<size_t>(rows); ++r) {
+    std::vector<Cell> row;
+    for (size_t c = 0; c < cols.size(); ++c) {
+      const unsigned char* src = buf.data() + r * layout.size + layout.offset[c];
+      std::int64_t i;
+      double d;
+      if (cols[c].type == ColumnType::kInt) {
+        std::memcpy(&i, src, sizeof i);
+        row.emplace_back(i);
+      } else if (cols[c].type == ColumnType::kFloat) {
+        std::memcpy(&d, src, sizeof d);
+        row.emplace_back(d);
+      } else {
+        const auto* p = reinterpret_cast<const char*>(src);
+        row.emplace_back(std::string(p, strnlen(p, width[c])));
+      }
+    }
+    t.add_row(std::move(row));
+  }
+  return t;
+}
+
+Record to_record(const Table& t) {
+  Record rec;
+  if (t.empty()) return rec;
+  for (size_t c = 0; c < t.columns().size(); ++c) {
+    const Column& col = t.columns()[c];
+    const Cell& v = t.rows()[0][c];
+    if (col.type == ColumnType::kInt)
+      rec.i(col.name, col.unit, col.description, std::get<std::int64_t>(v));
+    else if (col.type == ColumnType::kFloat)
+      rec.f(col.name, col.unit, col.description, std::get<double>(v));
+    else
+      rec.s(col.name, col.description, std::get<std::string>(v));
+  }
+  return rec;
+}
+
+// ---- trace -----------------------------------------------------------------------------------
+
+/// An enum without members crashes HDF5 1.10 when inserted into a compound, so a trace without
+/// unit (or kind) names stores that field as a plain integer; it can have no events anyway.
+template <class V>
+Hid make_enum(hid_t base, const std::vector<std::string>& names, const std::string& what) {
+  if (names.empty()) return own(H5Tcopy(base), what);
+  Hid t = own(H5Tenum_create(base), what);
+  for (size_t i = 0; i < names.size(); ++i) {
+    const auto v = static_cast<V>(i);
+    check(H5Tenum_insert(t, names[i].c_str(), &v), what + ", name '" + names[i] + "'");
+  }
+  return t;
+}
+
+/// The packed file type {begin, end, unit, kind, bytes, layer} (34 B) and the in-memory type
+/// over TraceEvent.
+std::pair<Hid, Hid> trace_types(const Trace& tr) {
+  const std::string what = "trace type";
+  Hid fu = make_enum<std::uint32_t>(H5T_STD_U32LE, tr.units, "trace unit enum");
+  Hid fk = make_enum<std::uint16_t>(H5T_STD_U16LE, tr.kinds, "trace kind enum");
+  Hid mu = make_enum<std::uint32_t>(H5T_NATIVE_UINT32, tr.units, "trace unit enum");
+  Hid mk = make_enum<std::uint16_t>(H5T_NATIVE_UINT16, tr.kinds, "trace kind enum");
+  Hid file = own(H5Tcreate(H5T_COMPOUND, 34), what);
+  check(H5Tinsert(file, "begin", 0, H5T_STD_U64LE), what);
+  check(H5Tinsert(file, "end", 8, H5T_STD_U64LE), what);
+  check(H5Tinsert(file, "unit", 16, fu), what);
+  check(H5Tinsert(file, "kind", 20, fk), what);
+  check(H5Tinsert(file, "bytes", 22, H5T_STD_U64LE), what);
+  check(H5Tinsert(file, "layer", 30, H5T_STD_U32LE), what);
+  Hid mem = own(H5Tcreate(H5T_COMPOUND, sizeof(TraceEvent)), what);
+  check(H5Tinsert(mem, "begin", offsetof(TraceEvent, begin), H5T_NATIVE_UINT64), what);
+  check(H5Tinsert(mem, "end", offsetof(TraceEvent, end), H5T_NATIVE_UINT64), what);
+  check(H5Tinsert(mem, "unit", offsetof(TraceEvent, unit), mu), what);
+  check(H5Tinsert(mem, "kind", offsetof(TraceEvent, kind), mk), what);
+  check(H5Tinsert(mem, "bytes", offsetof(TraceEvent, bytes), H5T_NATIVE_UINT64), what);
+  check(H5Tinsert(mem, "layer", offsetof(TraceEvent, layer), H5T_NATIVE_UINT32), what);
+  return {std::move(file), std::move(mem)};
+}
+
+void check_unique(const std::vector<std::string>& names, const char* what) {
+  std::set<std::string> seen;
+  for (const auto& n : names)
+    if (!seen.insert(n).second)
+      throw H5Failure(fmt::format("trace {} name '{}' appears twice", what, n));
+}
+
+void write_trace(hid_t point, const Trace& tr) {
+  check_unique(tr.units, "unit");
+  check_unique(tr.kinds, "kind");
+  for (size_t i = 0; i < tr.events.size(); ++i) {
+    const TraceEvent& e = tr.events[i];
+    if (e.unit >= tr.units.size() || e.kind >= tr.kinds.size())
+      throw H5Failure(
+          fmt::format("trace event {}: unit {} / kind {} out of range ({} units, {} kinds)", i,
+                      e.unit, e.kind, tr.units.size(), tr.kinds.size()));
+  }
+  const std::string what = "writing trace";
+  auto [ftype, mtype] = trace_types(tr);
+  // 16384 records of 34 B stay well inside the default 1 MiB chunk cache.
+  const hsize_t n = tr.events.size();
+  const hsize_t chunk = std::min<hsize_t>(16384, std::max<hsize_t>(1, n));
+  Hid dcpl = own(H5Pcreate(H5P_DATASET_CREATE), what);
+  check(H5Pset_chunk(dcpl, 1, &chunk), what);
+  check(H5Pset_shuffle(dcpl), what);
+  check(H5Pset_deflate(dcpl, 1), what);
+  // Extendible so that a chunked dataset of 0 records is allowed.
+  Hid ds = own(H5Dcreate2(point, "trace", ftype, space_1d(n, true), H5P_DEFAULT, dcpl, H5P_DEFAULT),
+               what);
+  if (n > 0) check(H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, tr.events.data()), what);
+  attr_str(ds, "description", "one record per executed operation");
+  attr_strs(ds, "unit", {"cycles", "cycles", "", "", "B", ""});
+  attr_strs(ds, "field_descriptions",
+            {"start cycle", "end cycle", "unit that executed the operation", "operation kind",
+             "bytes moved", "layer index"});
+}
+
+/// Member names of an enum field, in value order.
+std::vector<std::string> enum_names(hid_t compound, const char* field) {
+  const std::string what = std::string("reading trace field ") + field;
+  const int idx = H5Tget_member_index(compound, field);
+  if (idx < 0) fail(what);
+  Hid et = own(H5Tget_member_type(compound, static_cast<unsigned>(idx)), what);
+  if (H5Tget_class(et) == H5T_INTEGER) return {};  // see make_enum
+  if (H5Tget_class(et) != H5T_ENUM) throw H5Failure(what + ": not an enum");
+  Hid base = own(H5Tget_super(et), what);
+  const size_t size = H5Tget_size(base);
+  const int n = H5Tget_nmembers(et);
+  if (n < 0 || (size != 2 && size != 4)) throw H5Failure(what + ": unexpected enum type");
+  std::vector<std::pair<std::uint32_t, std::string>> members;
+  for (unsigned i = 0; i < static_cast<unsigned>(n); ++i) {
+    char* name = H5Tget_member_name(et, i);
+    if (name == nullptr) fail(what);
+    members.emplace_back(0, name);
+    H5free_memory(name);
+    std::uint16_t v16 = 0;
+    std::uint32_t v32 = 0;
+    check(H5Tget_member_value(et, i, size == 2 ? static_cast<void*>(&v16) : &v32), what);
+    members.back().first = size == 2 ? v16 : v32;
+  }
+  std::sort(members.begin(), members.end());
+  std::vector<std::string> names;
+  for (auto& m : members) names.push_back(std::move(m.second));
+  return names;
+}
+
+Trace read_trace(hid_t point) {
+  const std::string what = "reading trace";
+  Hid ds = open_dataset(point, "trace");
+  Hid ftype = own(H5Dget_type(ds), what);
+  Trace tr;
+  tr.enabled = true;
+  tr.units = enum_names(ftype, "unit");
+  tr.kinds = enum_names(ftype, "kind");
+  Hid space = own(H5Dget_space(ds), what);
+  const hssize_t n = H5Sget_simple_extent_npoints(space);
+  if (n < 0) fail(what);
+  tr.events.resize(static_cast<size_t>(n));
+  if (n > 0) {
+    auto types = trace_types(tr);
+    check(H5Dread(ds, types.second, H5S_ALL, H5S_ALL, H5P_DEFAULT, tr.events.data()), what);
+  }
+  return tr;
+}
+
+}  // namespace systole::stats::h5
