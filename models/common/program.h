@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "models/dma/dma_descriptor.h"
+
 namespace systole::models {
 
 enum class OpKind : std::uint8_t {
@@ -21,6 +23,8 @@ struct Op {
   std::uint16_t unit = 0;                ///< executing unit (index into the chip's unit list)
   std::uint8_t memory = 0;               ///< DMA: 0 = HBM, 1 = CMEM
   std::uint64_t bytes = 0;               ///< DMA: bytes moved; matmul: operand bytes read from VMEM
+  DmaDescriptor mem;                     ///< DMA: tile rows in memory (none: `bytes` at mem.addr)
+  std::uint64_t sram_addr = 0;           ///< DMA: the tile in VMEM (its rows packed)
   std::uint32_t m = 0, k = 0, n = 0;     ///< matmul shape
   std::uint32_t m0 = 0, k0 = 0, n0 = 0;  ///< matmul: where the tile sits in the layer's GEMM
   std::uint64_t lane_ops = 0;            ///< vector: lane operations

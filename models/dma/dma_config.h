@@ -5,10 +5,13 @@
 
 namespace systole::models {
 
+/// The `dma` section: engines per core, granule, setup, request size, outstanding depth.
 struct DmaConfig {
-  std::int64_t engines = 0;  ///< DMA engines per TensorCore
-  Bytes granule{0};          ///< transfer granularity (sizes round up to it)
-  Picoseconds setup{0};      ///< per-transfer issue overhead
+  std::int64_t engines = 0;      ///< DMA engines per TensorCore
+  Bytes granule{0};              ///< transfer granularity (contiguous pieces round up to it)
+  Picoseconds setup{0};          ///< per-transfer issue overhead
+  Bytes request{0};              ///< bytes per memory request (a power of two)
+  std::int64_t outstanding = 0;  ///< memory requests an engine may have in flight
   static const config::SchemaOf<DmaConfig>& schema();
 };
 

@@ -100,7 +100,7 @@ TEST_CASE("simrun configs/tpuv4.yaml: zoo networks, every layer above its roofli
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   const auto points = stats::read_points(dir.file("zoo.h5"));
-  REQUIRE(points.size() == 20);  // 5 workloads x 2 batch sizes x 2 MXU sizes
+  REQUIRE(points.size() == 16);  // 4 networks x 2 batch sizes x 2 MXU sizes
   for (const auto& p : points) {
     REQUIRE(p.ok());
     for (size_t i = 0; i < p.layers.rows().size(); ++i) {
@@ -209,7 +209,7 @@ TEST_CASE("simrun --validate checks every point and writes nothing", "[e2e]") {
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("OK") != std::string::npos);
-  CHECK(r.out.find("20 design points") != std::string::npos);
+  CHECK(r.out.find("16 design points") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir.file("results.h5")));
 }
 
@@ -239,7 +239,8 @@ TEST_CASE("simrun --list and --describe come from the registry and schemas", "[e
   r = test::simrun("--describe hbm", dir);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("bandwidth") != std::string::npos);
-  CHECK(r.out.find("1.2TB/s") != std::string::npos);
+  CHECK(r.out.find("1.23TB/s") != std::string::npos);  // the HBM2 preset's peak, 4 stacks
+  CHECK(r.out.find("hbm2 17, hbm2e 23, hbm3 20, hbm3e 30") != std::string::npos);  // tCL
   r = test::simrun("--describe hbn", dir);
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("did you mean 'hbm'") != std::string::npos);

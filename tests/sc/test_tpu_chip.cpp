@@ -21,7 +21,7 @@ chip:
   mxus_per_core: 1
   mxu: {rows: 4, cols: 4}
   vmem: {capacity: 1KiB}
-  hbm: {bandwidth: 1GB/s, latency: 0ns}
+  hbm: {model: bandwidth, bandwidth: 1GB/s, latency: 0ns}
   dma: {engines: 1, granule: 1B, setup: 0ns}
 )",
                                        "tiny");

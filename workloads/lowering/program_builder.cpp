@@ -11,21 +11,35 @@ std::uint32_t ProgramBuilder::emit(Op op) {
   return static_cast<std::uint32_t>(prog_.ops.size() - 1);
 }
 
-std::uint32_t ProgramBuilder::dma(OpKind kind, std::int64_t core, std::uint64_t bytes, Deps deps) {
+std::uint64_t ProgramBuilder::reserve_hbm(std::uint64_t bytes) {
+  const std::uint64_t aligned = (bytes + 4095) / 4096 * 4096;
+  const std::uint64_t capacity = chip_.hbm.capacity.value();
+  if (next_hbm_ + aligned > capacity) next_hbm_ = 0;
+  const std::uint64_t base = next_hbm_;
+  next_hbm_ += aligned;
+  return base;
+}
+
+std::uint32_t ProgramBuilder::dma(OpKind kind, std::int64_t core, std::uint64_t bytes, Deps deps,
+                                  const models::DmaDescriptor& mem, std::uint64_t sram_addr) {
   Op op;
   op.kind = kind;
   op.unit = chip_.dma_unit(core, next_engine_[static_cast<size_t>(core)]++ % chip_.dma.engines);
   op.bytes = bytes;
+  op.mem = mem.row_bytes ? mem : models::DmaDescriptor::linear(reserve_hbm(bytes), bytes);
+  op.sram_addr = sram_addr;
   op.deps = std::move(deps);
   return emit(std::move(op));
 }
 
-std::uint32_t ProgramBuilder::load(std::int64_t core, std::uint64_t bytes, Deps deps) {
-  return dma(OpKind::kLoad, core, bytes, std::move(deps));
+std::uint32_t ProgramBuilder::load(std::int64_t core, std::uint64_t bytes, Deps deps,
+                                   const models::DmaDescriptor& mem, std::uint64_t sram_addr) {
+  return dma(OpKind::kLoad, core, bytes, std::move(deps), mem, sram_addr);
 }
 
-std::uint32_t ProgramBuilder::store(std::int64_t core, std::uint64_t bytes, Deps deps) {
-  return dma(OpKind::kStore, core, bytes, std::move(deps));
+std::uint32_t ProgramBuilder::store(std::int64_t core, std::uint64_t bytes, Deps deps,
+                                    const models::DmaDescriptor& mem, std::uint64_t sram_addr) {
+  return dma(OpKind::kStore, core, bytes, std::move(deps), mem, sram_addr);
 }
 
 std::uint32_t ProgramBuilder::vector(std::int64_t core, std::uint64_t lane_ops, std::uint64_t bytes,

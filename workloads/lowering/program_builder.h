@@ -21,8 +21,15 @@ class ProgramBuilder {
   models::Program& program() { return prog_; }
 
   std::uint32_t emit(models::Op op);
-  std::uint32_t load(std::int64_t core, std::uint64_t bytes, Deps deps);
-  std::uint32_t store(std::int64_t core, std::uint64_t bytes, Deps deps);
+  /// A DMA between HBM and VMEM. Without a descriptor the transfer is contiguous at a fresh
+  /// HBM address (see reserve_hbm), so streams spread over channels and banks as data would.
+  std::uint32_t load(std::int64_t core, std::uint64_t bytes, Deps deps,
+                     const models::DmaDescriptor& mem = {}, std::uint64_t sram_addr = 0);
+  std::uint32_t store(std::int64_t core, std::uint64_t bytes, Deps deps,
+                      const models::DmaDescriptor& mem = {}, std::uint64_t sram_addr = 0);
+  /// Reserves `bytes` of HBM address space (4 KiB aligned, wrapping at the HBM capacity) and
+  /// returns its base.
+  std::uint64_t reserve_hbm(std::uint64_t bytes);
   std::uint32_t vector(std::int64_t core, std::uint64_t lane_ops, std::uint64_t bytes, Deps deps);
 
   /// Ends a step: the ops emitted since `begin` that nothing depends on become the barrier of
@@ -31,11 +38,13 @@ class ProgramBuilder {
   size_t size() const { return prog_.ops.size(); }
 
  private:
-  std::uint32_t dma(models::OpKind kind, std::int64_t core, std::uint64_t bytes, Deps deps);
+  std::uint32_t dma(models::OpKind kind, std::int64_t core, std::uint64_t bytes, Deps deps,
+                    const models::DmaDescriptor& mem, std::uint64_t sram_addr);
   const models::TpuChipConfig& chip_;
   models::Program& prog_;
   std::vector<std::int64_t> next_engine_;
   Deps barrier_;
+  std::uint64_t next_hbm_ = 0;
 };
 
 }  // namespace systole::workloads

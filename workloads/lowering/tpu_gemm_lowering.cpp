@@ -5,6 +5,8 @@
 #include <optional>
 #include <vector>
 
+#include "models/sram/sram_layout.h"
+
 namespace systole::workloads {
 
 using models::Op;
@@ -15,13 +17,45 @@ namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
+/// Where the operands sit in HBM: A (M x K), B (K x N) and C (M x N), row-major, one after the
+/// other, each 4 KiB aligned, from `base`. A tile is one strided descriptor of its rows, so the
+/// bank-level HBM sees the real access pattern (row hits, channel spread).
+struct HbmLayout {
+  std::uint64_t a = 0, b = 0, c = 0, end = 0;  // base addresses
+  std::int64_t K = 0, N = 0;
+  std::uint64_t eb = 0;
+  HbmLayout(std::uint64_t base, std::int64_t M, std::int64_t n, std::int64_t k, std::uint64_t bytes)
+      : K(k), N(n), eb(bytes) {
+    auto align = [](std::uint64_t v) { return (v + 4095) / 4096 * 4096; };
+    a = base;
+    b = a + align(static_cast<std::uint64_t>(M * K) * eb);
+    c = b + align(static_cast<std::uint64_t>(K * N) * eb);
+    end = c + align(static_cast<std::uint64_t>(M * N) * eb);
+  }
+  /// `rows` x `cols` elements at (r0, c0) of a matrix with `pitch` columns at `base`.
+  models::DmaDescriptor tile(std::uint64_t base, std::int64_t pitch, std::int64_t r0,
+                             std::int64_t c0, std::int64_t rows, std::int64_t cols) const {
+    const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+    return models::DmaDescriptor::strided(base + u(r0 * pitch + c0) * eb, u(rows), u(cols) * eb,
+                                          u(pitch) * eb);
+  }
+};
+
 /// One core's share of the GEMM; keeps its double-buffer state across instances.
 class CoreGemm {
  public:
-  CoreGemm(ProgramBuilder& b, std::int64_t core) : b_(b), core_(core) {}
+  CoreGemm(ProgramBuilder& b, std::int64_t core, const GemmMapping& mp, std::uint64_t eb)
+      : b_(b), core_(core), vmem_("VMEM", b.chip().vmem.capacity.value(), 1) {
+    // VMEM: double-buffered operand slots and accumulator tiles (the mapping checked the fit).
+    const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+    va_ = vmem_.add("A", u(mp.tm * mp.tk) * eb, 2);
+    vb_ = vmem_.add("B", u(mp.tk * mp.tn) * eb, 2);
+    vc_ = vmem_.add("C", u(mp.tm * mp.tn) * 4, 2);
+  }
 
   void lower(std::int64_t m0, std::int64_t m_ext, std::int64_t n0, std::int64_t n_ext,
-             std::int64_t K, const GemmMapping& mp, std::uint64_t eb, const GemmTraffic& tr) {
+             std::int64_t K, const GemmMapping& mp, std::uint64_t eb, const GemmTraffic& tr,
+             const HbmLayout& hbm) {
     const std::int64_t P = b_.chip().mxus_per_core;
     for (std::int64_t nt = 0; nt < n_ext; nt += mp.tn) {
       const std::int64_t tn = std::min(mp.tn, n_ext - nt);
@@ -35,10 +69,15 @@ class CoreGemm {
           const auto free_slot = slot_readers_[slot];
           const auto a_bytes = static_cast<std::uint64_t>(
               std::ceil(static_cast<double>(tm * tk * static_cast<std::int64_t>(eb)) / tr.a_reuse));
-          // Resident activations are read from on-chip memory: no DMA for A.
-          const std::uint32_t a = tr.resident ? ~0u : b_.load(core_, a_bytes, free_slot);
+          // Resident activations are read from on-chip memory: no DMA for A. With implicit
+          // im2col the A tile's input footprint is a_bytes at the tile's place in A.
+          auto a_mem = hbm.tile(hbm.a, hbm.K, m0 + mt, kt, tm, tk);
+          if (tr.a_reuse > 1) a_mem = models::DmaDescriptor::linear(a_mem.addr, a_bytes);
+          const std::uint32_t a =
+              tr.resident ? ~0u : b_.load(core_, a_bytes, free_slot, a_mem, vmem_.slot(va_, slot));
           const std::uint32_t bt =
-              b_.load(core_, static_cast<std::uint64_t>(tk * tn) * eb, free_slot);
+              b_.load(core_, static_cast<std::uint64_t>(tk * tn) * eb, free_slot,
+                      hbm.tile(hbm.b, hbm.N, kt, n0 + nt, tk, tn), vmem_.slot(vb_, slot));
           // The previous tile's store goes after this step's prefetch, so an in-order DMA
           // queue never holds the prefetch back behind a store that waits for the MXUs.
           flush(1 - acc);
@@ -69,6 +108,8 @@ class CoreGemm {
           }
         }
         pending_bytes_ = static_cast<std::uint64_t>(tm * tn) * eb;
+        pending_mem_ = hbm.tile(hbm.c, hbm.N, m0 + mt, n0 + nt, tm, tn);
+        pending_sram_ = vmem_.slot(vc_, acc);
         if (!tr.resident) pending_deps_ = std::move(last_step);  // resident C stays on chip
         ++tile_;
       }
@@ -78,7 +119,8 @@ class CoreGemm {
   /// Emits the pending output-tile store (it frees accumulator buffer `acc`).
   void flush(int acc) {
     if (pending_deps_.empty()) return;
-    acc_store_[acc] = b_.store(core_, pending_bytes_, std::move(pending_deps_));
+    acc_store_[acc] =
+        b_.store(core_, pending_bytes_, std::move(pending_deps_), pending_mem_, pending_sram_);
     pending_deps_.clear();
   }
   void finish() { flush(static_cast<int>((tile_ + 1) % 2)); }
@@ -88,8 +130,11 @@ class CoreGemm {
   std::int64_t core_;
   std::vector<std::uint32_t> slot_readers_[2];  // matmuls that read each VMEM slot
   std::uint32_t acc_store_[2] = {~0u, ~0u};     // store that frees each accumulator buffer
+  models::SramLayout vmem_;
+  std::size_t va_ = 0, vb_ = 0, vc_ = 0;
   std::vector<std::uint32_t> pending_deps_;
-  std::uint64_t pending_bytes_ = 0;
+  std::uint64_t pending_bytes_ = 0, pending_sram_ = 0;
+  models::DmaDescriptor pending_mem_;
   std::int64_t step_ = 0, tile_ = 0;
 };
 
@@ -101,16 +146,19 @@ void append_gemm(ProgramBuilder& b, const Layer& layer, const GemmMapping& mp, s
   const std::int64_t M = layer.rows(), N = layer.n, K = layer.k;
   const std::int64_t split = mp.split_n ? N : M;
   std::vector<CoreGemm> cores;
-  for (std::int64_t c = 0; c < mp.cores_used; ++c) cores.emplace_back(b, c);
+  for (std::int64_t c = 0; c < mp.cores_used; ++c) cores.emplace_back(b, c, mp, eb);
   for (std::int64_t i = 0; i < count; ++i) {
+    // Each instance has its own operands in HBM.
+    const HbmLayout hbm(b.reserve_hbm(0), M, N, K, eb);
+    b.reserve_hbm(hbm.end - hbm.a);
     for (std::int64_t c = 0; c < mp.cores_used; ++c) {
       const std::int64_t s0 = c * mp.core_extent;
       const std::int64_t ext = std::min(mp.core_extent, split - s0);
       if (ext <= 0) break;
       if (mp.split_n)
-        cores[static_cast<size_t>(c)].lower(0, M, s0, ext, K, mp, eb, traffic);
+        cores[static_cast<size_t>(c)].lower(0, M, s0, ext, K, mp, eb, traffic, hbm);
       else
-        cores[static_cast<size_t>(c)].lower(s0, ext, 0, N, K, mp, eb, traffic);
+        cores[static_cast<size_t>(c)].lower(s0, ext, 0, N, K, mp, eb, traffic, hbm);
     }
   }
   for (auto& c : cores) c.finish();

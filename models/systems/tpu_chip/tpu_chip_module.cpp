@@ -11,13 +11,22 @@ TpuChipModule::TpuChipModule(const sc_core::sc_module_name& name, const TpuChipC
     : sc_core::sc_module(name),
       cfg_(cfg),
       period_(sc_core::sc_time(1.0 / cfg.clock.value(), sc_core::SC_SEC)) {
-  hbm_ =
-      std::make_unique<BandwidthMemoryModule>("hbm", cfg.hbm.bandwidth.value() * cfg.hbm.efficiency,
-                                              static_cast<double>(cfg.hbm.latency.value()));
-  cmem_ = std::make_unique<BandwidthMemoryModule>("cmem", cfg.cmem.bandwidth.value(),
-                                                  static_cast<double>(cfg.cmem.latency.value()));
+  if (cfg.hbm.model == HbmModel::kBank) {
+    auto m = std::make_unique<HbmModule>("hbm", cfg.hbm);
+    hbm_ = hbm_banks_ = m.get();
+    hbm_module_ = std::move(m);
+  } else {
+    auto m = std::make_unique<BandwidthMemoryModule>("hbm",
+                                                     cfg.hbm.bandwidth.value() * cfg.hbm.efficiency,
+                                                     static_cast<double>(cfg.hbm.latency.value()));
+    hbm_ = m.get();
+    hbm_module_ = std::move(m);
+  }
+  cmem_ = std::make_unique<SramModule>("cmem", cfg.cmem, cfg.cmem.bandwidth);
   units_.resize(static_cast<size_t>(cfg.units()), nullptr);
   for (std::int64_t c = 0; c < cfg.tensor_cores; ++c) {
+    vmems_.push_back(std::make_unique<SramModule>(fmt::format("core{}_vmem", c).c_str(), cfg.vmem,
+                                                  cfg.vmem.dma_bandwidth));
     for (std::int64_t i = 0; i < cfg.mxus_per_core; ++i) {
       const auto id = cfg.mxu_unit(c, i);
       mxus_.push_back(std::make_unique<MxuModule>(fmt::format("core{}_mxu{}", c, i).c_str(), id,
@@ -30,6 +39,7 @@ TpuChipModule::TpuChipModule(const sc_core::sc_module_name& name, const TpuChipC
                                                   cfg.dma, board_, trace));
       dmas_.back()->hbm.bind(*hbm_);
       dmas_.back()->cmem.bind(*cmem_);
+      dmas_.back()->vmem.bind(*vmems_.back());
       units_[id] = dmas_.back().get();
     }
     const auto id = cfg.vector_unit(c);

@@ -1,6 +1,7 @@
 #pragma once
-// The SystemC netlist of one TPU chip: per TensorCore, MXUs, DMA engines and a vector unit; one HBM
-// and one CMEM channel shared by all DMA engines. It executes one layer's program at a time.
+// The SystemC netlist of one TPU chip: per TensorCore, MXUs, DMA engines, a vector unit and the
+// VMEM banks the engines fill; one HBM (bank-level or bandwidth/latency, hbm.model) and one
+// banked CMEM shared by all DMA engines. It executes one layer's program at a time.
 
 #include <memory>
 #include <vector>
@@ -8,7 +9,9 @@
 #include "models/common/scoreboard.h"
 #include "models/dma/dma_module.h"
 #include "models/hbm/bandwidth_memory_module.h"
+#include "models/hbm/hbm_module.h"
 #include "models/mxu/mxu_module.h"
+#include "models/sram/sram_module.h"
 #include "models/systems/tpu_chip/tpu_chip_config.h"
 #include "models/vector/vector_module.h"
 
@@ -26,8 +29,12 @@ class TpuChipModule : public sc_core::sc_module {
   const std::vector<std::unique_ptr<MxuModule>>& mxus() const { return mxus_; }
   const std::vector<std::unique_ptr<DmaModule>>& dmas() const { return dmas_; }
   const std::vector<std::unique_ptr<VectorModule>>& vpus() const { return vpus_; }
-  const BandwidthMemoryModule& hbm() const { return *hbm_; }
-  const BandwidthMemoryModule& cmem() const { return *cmem_; }
+  const MemoryIf& hbm() const { return *hbm_; }
+  /// The bank-level HBM, or nullptr under hbm.model: bandwidth.
+  HbmModule* hbm_banks() const { return hbm_banks_; }
+  const SramModule& cmem() const { return *cmem_; }
+  /// Each TensorCore's VMEM (the DMA side: tiles written and read by the engines).
+  const std::vector<std::unique_ptr<SramModule>>& vmems() const { return vmems_; }
   /// Closes the layer's counters of every unit (moves them into the totals).
   void end_layer();
 
@@ -35,8 +42,11 @@ class TpuChipModule : public sc_core::sc_module {
   TpuChipConfig cfg_;
   sc_core::sc_time period_;
   Scoreboard board_;
-  std::unique_ptr<BandwidthMemoryModule> hbm_;
-  std::unique_ptr<BandwidthMemoryModule> cmem_;
+  std::unique_ptr<sc_core::sc_module> hbm_module_;
+  MemoryIf* hbm_ = nullptr;
+  HbmModule* hbm_banks_ = nullptr;
+  std::unique_ptr<SramModule> cmem_;
+  std::vector<std::unique_ptr<SramModule>> vmems_;
   std::vector<std::unique_ptr<MxuModule>> mxus_;
   std::vector<std::unique_ptr<DmaModule>> dmas_;
   std::vector<std::unique_ptr<VectorModule>> vpus_;

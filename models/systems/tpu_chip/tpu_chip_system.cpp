@@ -123,7 +123,8 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
     const auto mean_cycles = [&](std::uint64_t n) {
       return static_cast<double>(n) * mxu_ps / n_mxu / period_ps;
     };
-    const std::uint64_t hbm_now = top.hbm().bytes_read() + top.hbm().bytes_written();
+    const MemoryCounters hbm_c = top.hbm().counters();
+    const std::uint64_t hbm_now = hbm_c.bytes_read + hbm_c.bytes_written;
     const std::uint64_t hbm_bytes = hbm_now - hbm_before;
     hbm_before = hbm_now;
 
@@ -172,6 +173,8 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
         .f("mapping_efficiency", "", "PEs holding real operands / PEs, MAC-weighted",
            t.macs ? t.mapping_weighted / static_cast<double>(t.macs) : 0.0)
         .i("hbm_bytes", "B", "bytes moved to and from HBM", static_cast<std::int64_t>(hbm_bytes))
+        .f("hbm_bandwidth", "B/s", "achieved HBM bandwidth: hbm_bytes / simulated time",
+           static_cast<double>(hbm_bytes) / seconds)
         .i("planned_bytes", "B", "HBM bytes the lowered program moves (all repeats)",
            static_cast<std::int64_t>(static_cast<double>(lowered.planned_bytes) * rep))
         .i("compulsory_bytes", "B", "inputs read once, outputs written once (all repeats)",
@@ -219,23 +222,45 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
         .f("utilization", "", "busy cycles / cycles", c.busy_ps / total_ps);
     dma_t.append(r);
   }
-  stats::Table mem_t("memory", "one row per memory (bandwidth/latency model)");
-  for (const auto* m : {&top.hbm(), &top.cmem()}) {
+  stats::Table mem_t("memory", "one row per memory");
+  for (const MemoryIf* m : {&top.hbm(), static_cast<const MemoryIf*>(&top.cmem())}) {
     Record r;
-    const auto bytes = m->bytes_read() + m->bytes_written();
+    const MemoryCounters mc = m->counters();
+    const auto bytes = mc.bytes_read + mc.bytes_written;
     r.s("name", "unit", m == &top.hbm() ? "hbm" : "cmem")
-        .i("bytes_read", "B", "bytes read", static_cast<std::int64_t>(m->bytes_read()))
-        .i("bytes_written", "B", "bytes written", static_cast<std::int64_t>(m->bytes_written()))
-        .i("busy_cycles", "cycles", "cycles transferring", to_cycles(m->busy_ps(), period_ps))
+        .i("bytes_read", "B", "bytes read", static_cast<std::int64_t>(mc.bytes_read))
+        .i("bytes_written", "B", "bytes written", static_cast<std::int64_t>(mc.bytes_written))
+        .i("busy_cycles", "cycles", "cycles transferring", to_cycles(mc.busy_ps, period_ps))
         .i("idle_cycles", "cycles", "cycles not transferring",
-           total_cycles - to_cycles(m->busy_ps(), period_ps))
+           total_cycles - to_cycles(mc.busy_ps, period_ps))
         .f("bandwidth", "B/s", "achieved bandwidth over the run",
            static_cast<double>(bytes) / (total_ps * 1e-12))
         .f("utilization", "", "achieved / peak bandwidth",
-           static_cast<double>(bytes) / (total_ps * 1e-12) / m->peak_bytes_per_second());
+           static_cast<double>(bytes) / (total_ps * 1e-12) / mc.peak_bytes_per_second);
     mem_t.append(r);
   }
   res.units = {std::move(mxu_t), std::move(dma_t), std::move(mem_t), std::move(mxu_layers_t)};
+  stats::Table vmem_t("vmem", "one row per TensorCore VMEM: the DMA engines' tile traffic");
+  for (std::size_t c = 0; c < top.vmems().size(); ++c) {
+    const SramTiming& v = top.vmems()[c]->timing();
+    Record r;
+    r.s("name", "unit", fmt::format("core{}.vmem", c))
+        .i("bytes_written", "B", "tile bytes the DMA engines wrote (loads)",
+           static_cast<std::int64_t>(v.bytes_written()))
+        .i("bytes_read", "B", "tile bytes the DMA engines read (stores)",
+           static_cast<std::int64_t>(v.bytes_read()))
+        .i("busy_cycles", "cycles", "cycles with a bank access in progress",
+           to_cycles(v.busy_ps(), period_ps))
+        .i("conflict_cycles", "cycles",
+           "cycles accesses took beyond an even spread over every bank and port",
+           to_cycles(v.conflict_ps(), period_ps));
+    vmem_t.append(r);
+  }
+  res.units.push_back(std::move(vmem_t));
+  if (HbmModule* h = top.hbm_banks()) {  // the bank-level HBM: per-channel statistics
+    h->sync();
+    res.units.push_back(hbm_channel_table(h->timing()));
+  }
 
   for (auto& e : res.trace.events) {
     e.begin = static_cast<std::uint64_t>(to_cycles(static_cast<double>(e.begin), period_ps));
@@ -274,8 +299,11 @@ void register_tpu_chip(Registry& r) {
          "chip common memory (bandwidth/latency model)",
          &SramConfig::cmem_schema(),
          {}});
-  r.add(
-      {"hbm", "component", "HBM main memory (bandwidth/latency model)", &HbmConfig::schema(), {}});
+  r.add({"hbm",
+         "component",
+         "HBM main memory: bank-level (HBM2/2e/3/3e presets) or bandwidth/latency model",
+         &HbmConfig::schema(),
+         {}});
   r.add({"dma", "component", "DMA engines between HBM/CMEM and VMEM", &DmaConfig::schema(), {}});
 }
 

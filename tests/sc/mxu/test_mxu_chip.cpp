@@ -21,7 +21,7 @@ models::TpuChipConfig tiny_chip(int mxus, const std::string& mxu,
       "chip:\n  clock: 1GHz\n  tensor_cores: 1\n"
       "  mxus_per_core: " +
           std::to_string(mxus) + "\n  mxu: " + mxu + "\n  vmem: " + vmem +
-          "\n  hbm: {bandwidth: 1GB/s, "
+          "\n  hbm: {model: bandwidth, bandwidth: 1GB/s, "
           "latency: 0ns}\n"
           "  dma: {engines: 1, granule: 1B, setup: 0ns}\n",
       "tiny");

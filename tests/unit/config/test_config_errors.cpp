@@ -109,7 +109,14 @@ TEST_CASE("config errors: unknown key with nothing close lists the allowed keys"
                           kWorkload);
   REQUIRE(ex.error() == ex.path +
                             ":5:7: system.chip.hbm.speed: unknown key for hbm; allowed keys: "
-                            "capacity, bandwidth, latency, efficiency");
+                            "model, preset, stacks, capacity, channels, pseudo_channels, "
+                            "channel_width, bank_groups, banks_per_group, columns, burst_length, "
+                            "beats_per_clock, data_rate, bandwidth, latency, efficiency, t_cl, "
+                            "t_cwl, t_rcd_rd, t_rcd_wr, t_rp, t_ras, t_rc, t_wr, t_rtp, t_ccd_s, "
+                            "t_ccd_l, t_rrd_s, t_rrd_l, t_faw, t_wtr_s, t_wtr_l, t_refi, t_rfc, "
+                            "t_btr, address_mapping, interleave, address_hash, page_policy, "
+                            "scheduler, refresh, read_queue, write_queue, write_drain_high, "
+                            "write_drain_low");
 }
 
 TEST_CASE("config errors: unknown top-level key", "[config][errors]") {

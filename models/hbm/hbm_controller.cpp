@@ -1,0 +1,304 @@
+#include "models/hbm/hbm_controller.h"
+
+#include <cmath>
+
+#include "sim/core/error.h"
+
+namespace systole::models {
+
+HbmController::HbmController(const HbmConfig& cfg, std::uint32_t index, std::uint32_t total_pcs,
+                             HbmControllerClient& client)
+    : dev_(cfg),
+      refresh_(cfg, index * static_cast<std::uint32_t>(cfg.pseudo_channels), total_pcs),
+      sched_(cfg.scheduler),
+      client_(client),
+      index_(index),
+      page_(cfg.page_policy),
+      capacity_{static_cast<std::uint32_t>(cfg.read_queue),
+                static_cast<std::uint32_t>(cfg.write_queue)},
+      hits_first_(HbmPicker::hits_first(cfg.scheduler)),
+      pc_(dev_.pcs()),
+      decide_at_(dev_.pcs(), kNever) {
+  const double wq = static_cast<double>(cfg.write_queue);
+  drain_high_ =
+      std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::ceil(cfg.write_drain_high * wq)));
+  drain_low_ = static_cast<std::uint32_t>(std::floor(cfg.write_drain_low * wq));
+  pool_.resize(dev_.pcs() * (capacity_[0] + capacity_[1]));  // queues are per pseudo-channel
+  SYSTOLE_ASSERT(pool_.size() < kNoReq, "HBM queues larger than the request index");
+  for (std::uint32_t i = 0; i < pool_.size(); ++i)
+    pool_[i].next = i + 1 < pool_.size() ? i + 1 : kNone;
+  free_ = 0;
+  for (int k = 0; k < 2; ++k) {
+    head_[k].assign(dev_.banks(), kNone);
+    tail_[k].assign(dev_.banks(), kNone);
+    where_[k].assign(dev_.banks(), kNone);
+    cache_[k].assign(dev_.banks(), Cached{});
+  }
+  for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc) {
+    decide_at_[pc] = refresh_.due(pc);
+    for (auto& a : pc_[pc].active) a.reserve(dev_.banks_per_pc());
+  }
+}
+
+void HbmController::enqueue(const HbmRequestIn& r, Cycle now) {
+  const int kind = r.write ? 1 : 0;
+  SYSTOLE_ASSERT(!full(r.pc, r.write), "HBM request given to a full queue");
+  const std::uint32_t idx = free_;
+  free_ = pool_[idx].next;
+  Request& q = pool_[idx];
+  q = {dev_.bank_index(r.pc, r.bg, r.bank), r.row, r.col, r.bursts, seq_++, r.tag, kNone, r.write};
+  const std::uint32_t b = q.bank;
+  if (tail_[kind][b] == kNone) {
+    head_[kind][b] = idx;
+    auto& act = pc_[r.pc].active[kind];
+    where_[kind][b] = static_cast<std::uint32_t>(act.size());
+    act.push_back(b);
+  } else {
+    pool_[tail_[kind][b]].next = idx;
+  }
+  tail_[kind][b] = idx;
+  count_change(r.pc, kind, +1, now);
+  entry(kind, b).req = kNoReq;
+  // Only this bank's candidate can have changed, so only it can make a decision due earlier —
+  // unless the arrival flips the pseudo-channel between reads and writes.
+  PcState& p = pc_[r.pc];
+  const bool was_stale = p.stale[kind];
+  p.stale[kind] = true;
+  if (p.refreshing) return;
+  const int before = p.mode;
+  update_mode(r.pc);
+  if (p.mode != before) {
+    decide_at_[r.pc] = std::min(decide_at_[r.pc], now);
+  } else if (kind == p.mode) {
+    decide_at_[r.pc] = std::min(decide_at_[r.pc], std::max(now, ready(candidate(kind, b), b)));
+    p.stale[kind] = was_stale;  // this bank's entry was just recomputed
+  }
+}
+
+void HbmController::process(Cycle t) {
+  for (;;) {  // completions, oldest first across the read and write pipelines
+    const bool r = !done_[0].empty() && done_[0].front().at <= t;
+    const bool w = !done_[1].empty() && done_[1].front().at <= t;
+    if (!r && !w) break;
+    const int k = (r && w) ? (done_[1].front().at < done_[0].front().at ? 1 : 0) : (w ? 1 : 0);
+    const Done d = done_[k].front();
+    done_[k].pop_front();
+    client_.on_request_done(d.tag, d.at);
+  }
+  for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc)
+    if (decide_at_[pc] <= t) decide(pc, t);
+}
+
+void HbmController::update_mode(std::uint32_t pc) {
+  const auto& n = pc_[pc].count;
+  int& m = pc_[pc].mode;
+  if (m == 0) {
+    if (n[1] >= drain_high_ || (n[0] == 0 && n[1] > 0)) m = 1;
+  } else if (n[1] == 0 || (n[1] <= drain_low_ && n[0] > 0)) {
+    m = 0;
+  }
+}
+
+const HbmController::Cached& HbmController::recompute(int kind, std::uint32_t b) {
+  Cached& c = entry(kind, b);
+  const std::uint32_t h = head_[kind][b];
+  std::uint32_t hit = kNone;
+  if (dev_.is_open(b)) {
+    const auto row = static_cast<std::uint32_t>(dev_.open_row(b));
+    if (hits_first_) {
+      for (std::uint32_t i = h; i != kNone; i = pool_[i].next)
+        if (pool_[i].row == row) {
+          hit = i;
+          break;
+        }
+    } else if (pool_[h].row == row) {
+      hit = h;
+    }
+  }
+  std::uint32_t req, slot;
+  if (!dev_.is_open(b)) {
+    req = h, slot = 0, c.cmd = HbmCommand::kAct, c.term = dev_.act_bank(b);
+  } else if (hit != kNone) {
+    req = hit, slot = 2, c.cmd = kind ? HbmCommand::kWrite : HbmCommand::kRead;
+    c.term = dev_.column_bank(b, kind != 0);
+  } else {
+    req = h, slot = 1, c.cmd = HbmCommand::kPre, c.term = dev_.pre_bank(b);
+  }
+  c.req = static_cast<std::uint16_t>(req);
+  c.slot = static_cast<std::uint8_t>(slot);
+  const std::uint32_t gslot = slot == 0   ? HbmDevice::kGroupAct
+                              : slot == 1 ? HbmDevice::kGroupNone
+                              : kind      ? HbmDevice::kGroupWr
+                                          : HbmDevice::kGroupRd;
+  c.group = static_cast<std::uint16_t>(4 * dev_.group_of(b) + gslot);
+  c.column = slot == 2;
+  c.seq = pool_[req].seq;
+  return c;
+}
+
+Cycle HbmController::ready(const Cached& c, std::uint32_t b) const {
+  switch (c.cmd) {
+    case HbmCommand::kAct:
+      return dev_.act_ready(b);
+    case HbmCommand::kPre:
+      return dev_.pre_ready(b);
+    default:
+      return dev_.column_ready(b, is_write(c.cmd));
+  }
+}
+
+void HbmController::decide(std::uint32_t pc, Cycle t) {
+  PcState& p = pc_[pc];
+  const Cycle due = refresh_.due(pc);
+  if (due <= t) p.refreshing = true;
+  if (p.refreshing) {  // a due refresh takes the pseudo-channel: close its banks, refresh
+    const HbmCommand c = dev_.open_banks(pc) ? HbmCommand::kPreAll : HbmCommand::kRefresh;
+    const Cycle e = dev_.earliest(c, pc);
+    if (e <= t) issue_refresh(pc, t);
+    decide_at_[pc] = std::max(e, t + 1);
+    return;
+  }
+  update_mode(pc);
+  const int kind = p.mode;
+  const bool w = kind != 0;
+  // A command is legal at the maximum of its bank's own term (cached with the candidate), its
+  // bank group's term and its pseudo-channel's (with the command bus): max of three loads.
+  const Cycle pc_term[3] = {dev_.act_shared(pc), dev_.row_bus(), dev_.column_shared(pc, w)};
+  const Cycle* group_term = dev_.group_terms();
+  HbmPicker pick(sched_, t);
+  const std::vector<std::uint32_t>& act = p.active[kind];
+  const std::uint32_t n = static_cast<std::uint32_t>(act.size());
+  const std::uint32_t* banks = act.data();
+  const Cached* cache = cache_[kind].data();
+  if (p.stale[kind]) {  // recompute stale candidates first: the scan below only reads
+    for (std::uint32_t i = 0; i < n; ++i)
+      if (cache[banks[i]].req == kNoReq) recompute(kind, banks[i]);
+    p.stale[kind] = false;
+  }
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const Cached& c = cache[banks[i]];
+    SYSTOLE_ASSERT(c.req != kNoReq, "HBM candidate left stale");
+    pick.offer(cmax(cmax(c.term, pc_term[c.slot]), group_term[c.group]), c.seq, i, c.column);
+  }
+  // Issue at most one column and one row command; the column one may unlink a request, which
+  // reorders the active list, so both banks are read first.
+  const std::uint32_t i_col = pick.pick(true), i_row = pick.pick(false);
+  const std::uint32_t col_bank = i_col == HbmPicker::kNone ? kNone : act[i_col];
+  const std::uint32_t row_bank = i_row == HbmPicker::kNone ? kNone : act[i_row];
+  if (col_bank != kNone) issue_column(kind, col_bank, t);
+  if (row_bank != kNone) issue_row(kind, row_bank, t);
+  // A ready candidate that lost its bus waits at least for the shared terms the picks raised;
+  // the banks that issued have new candidates; the others only got later, never earlier.
+  Cycle next = std::min(due, pick.next(dev_.column_shared(pc, w), dev_.row_bus()));
+  if (space_freed_) update_mode(pc);
+  if (p.mode != kind) {
+    next = t + 1;  // the other queue was not scanned
+    p.stale[kind] = true;
+  } else {
+    if (col_bank != kNone && head_[kind][col_bank] != kNone)
+      next = std::min(next, ready(candidate(kind, col_bank), col_bank));
+    if (row_bank != kNone) next = std::min(next, ready(candidate(kind, row_bank), row_bank));
+  }
+  decide_at_[pc] = std::max(next, t + 1);
+  if (space_freed_) {
+    space_freed_ = false;
+    client_.on_space(index_, pc, t);
+  }
+}
+
+bool HbmController::other_hit(std::uint32_t b, std::uint32_t row, std::uint32_t except) const {
+  for (int k = 0; k < 2; ++k)
+    for (std::uint32_t i = head_[k][b]; i != kNone; i = pool_[i].next)
+      if (i != except && pool_[i].row == row) return true;
+  return false;
+}
+
+void HbmController::unlink(int kind, std::uint32_t b, std::uint32_t idx) {
+  std::uint32_t prev = kNone;
+  for (std::uint32_t i = head_[kind][b]; i != idx; i = pool_[i].next) prev = i;
+  const std::uint32_t nxt = pool_[idx].next;
+  (prev == kNone ? head_[kind][b] : pool_[prev].next) = nxt;
+  if (tail_[kind][b] == idx) tail_[kind][b] = prev;
+  if (head_[kind][b] == kNone) {  // the bank leaves the active list
+    auto& act = pc_[dev_.pc_of(b)].active[kind];
+    const std::uint32_t pos = where_[kind][b];
+    act[pos] = act.back();
+    where_[kind][act[pos]] = pos;
+    act.pop_back();
+    where_[kind][b] = kNone;
+  }
+  pool_[idx].next = free_;
+  free_ = idx;
+}
+
+void HbmController::issue_column(int kind, std::uint32_t b, Cycle t) {
+  const std::uint32_t idx = entry(kind, b).req;
+  Request& q = pool_[idx];
+  HbmCommand cmd = q.write ? HbmCommand::kWrite : HbmCommand::kRead;
+  const bool last = q.bursts == 1;
+  if (page_ == PagePolicy::kClosed && last && !other_hit(b, q.row, idx))
+    cmd = q.write ? HbmCommand::kWriteAp : HbmCommand::kReadAp;
+  dev_.issue(cmd, b, 0, t);
+  note(cmd, b, t);
+  const Cycle end = dev_.data_end(cmd, t);
+  (q.write ? stats_.write_bursts : stats_.read_bursts) += 1;
+  cache_[1 - kind][b].req = kNoReq;  // its precharge term moved
+  pc_[dev_.pc_of(b)].stale[1 - kind] = true;
+  client_.on_burst(q.tag, end);
+  if (cmd == HbmCommand::kReadAp || cmd == HbmCommand::kWriteAp) {
+    ++stats_.precharges;
+    invalidate(b);
+  }
+  if (!last) {
+    --q.bursts;
+    ++q.col;
+    return;
+  }
+  (q.write ? stats_.writes : stats_.reads) += 1;
+  done_[kind].push_back({end, q.tag});
+  unlink(kind, b, idx);
+  cache_[kind][b].req = kNoReq;  // it served the finished request
+  count_change(dev_.pc_of(b), kind, -1, t);
+  space_freed_ = true;
+}
+
+void HbmController::issue_row(int kind, std::uint32_t b, Cycle t) {
+  const Cached c = entry(kind, b);
+  if (c.cmd == HbmCommand::kAct) {
+    dev_.issue(HbmCommand::kAct, b, pool_[c.req].row, t);
+    ++stats_.activates;
+  } else {
+    dev_.issue(HbmCommand::kPre, b, 0, t);
+    ++stats_.precharges;
+  }
+  note(c.cmd, b, t);
+  invalidate(b);
+}
+
+void HbmController::issue_refresh(std::uint32_t pc, Cycle t) {
+  if (dev_.open_banks(pc)) {
+    stats_.precharges += dev_.open_banks(pc);
+    dev_.issue(HbmCommand::kPreAll, pc, 0, t);
+    note(HbmCommand::kPreAll, pc, t);
+    for (std::uint32_t b = pc * dev_.banks_per_pc(); b < (pc + 1) * dev_.banks_per_pc(); ++b)
+      invalidate(b);
+    return;
+  }
+  dev_.issue(HbmCommand::kRefresh, pc, 0, t);
+  note(HbmCommand::kRefresh, pc, t);
+  ++stats_.refreshes;
+  pc_[pc].refreshing = false;
+  refresh_.refreshed(pc);
+}
+
+HbmChannelStats HbmController::stats(Cycle now) const {
+  HbmChannelStats s = stats_;
+  s.read_queue_area =
+      area_[0] + static_cast<double>(total_[0]) * static_cast<double>(now - area_at_[0]);
+  s.write_queue_area =
+      area_[1] + static_cast<double>(total_[1]) * static_cast<double>(now - area_at_[1]);
+  s.bank_busy_cycles = dev_.bank_busy_cycles(now);
+  return s;
+}
+
+}  // namespace systole::models

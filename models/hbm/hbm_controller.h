@@ -1,0 +1,161 @@
+#pragma once
+// One HBM channel controller and its device: read and write queues per pseudo-channel (kept as
+// per-bank lists in arrival order), a pluggable command scheduler (FR-FCFS / FCFS) over both
+// pseudo-channels (they share the command buses), open- or closed-page policy, write drain per
+// pseudo-channel between two watermarks (Ramulator 2's generic controller), refresh. Event
+// driven: each pseudo-channel decides when something can happen to it; process(t) issues at most
+// one row and one column command per pseudo-channel at cycle t (the shared buses allow one of
+// each per channel) and computes its next decision cycle, so idle cycles and banks cost nothing.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "models/hbm/hbm_device.h"
+#include "models/hbm/hbm_refresh.h"
+#include "models/hbm/hbm_ring.h"
+#include "models/hbm/hbm_scheduler.h"
+#include "models/hbm/hbm_stats.h"
+
+namespace systole::models {
+
+/// Receives what a controller does to the requests it was given (identified by their tag).
+class HbmControllerClient {
+ public:
+  virtual ~HbmControllerClient() = default;
+  /// A column command of request `tag` issued; its data has crossed the bus at `data_end`.
+  virtual void on_burst(std::uint32_t tag, Cycle data_end) = 0;
+  /// The last data of request `tag` crossed the bus at `t` (the request is complete).
+  virtual void on_request_done(std::uint32_t tag, Cycle t) = 0;
+  /// A queue slot of pseudo-channel `pc` of channel `channel` was freed at `t`.
+  virtual void on_space(std::uint32_t channel, std::uint32_t pc, Cycle t) = 0;
+};
+
+/// A request entering a controller: `bursts` column accesses from column `col` of one row.
+struct HbmRequestIn {
+  std::uint32_t pc = 0, bg = 0, bank = 0, row = 0, col = 0, bursts = 1, tag = 0;
+  bool write = false;
+};
+
+/// A command as issued, for tests and traces.
+struct HbmIssued {
+  Cycle at;
+  HbmCommand cmd;
+  std::uint32_t target;  ///< bank, or pseudo-channel for kPreAll / kRefresh
+};
+
+class HbmController {
+ public:
+  HbmController(const HbmConfig& cfg, std::uint32_t index, std::uint32_t total_pcs,
+                HbmControllerClient& client);
+
+  bool full(std::uint32_t pc, bool write) const { return pc_[pc].count[write] >= capacity_[write]; }
+  void enqueue(const HbmRequestIn& r, Cycle now);
+  /// The next cycle this controller has something to do (kNever when nothing ever will).
+  Cycle next_event() const {
+    const Cycle done = std::min(done_[0].empty() ? kNever : done_[0].front().at,
+                                done_[1].empty() ? kNever : done_[1].front().at);
+    Cycle t = done;
+    for (const Cycle d : decide_at_) t = std::min(t, d);
+    return t;
+  }
+  /// Completes requests whose data ended by `t`, then issues what can issue at `t`.
+  void process(Cycle t);
+  const HbmDevice& device() const { return dev_; }
+  /// Counters up to `now` (queue areas and bank busy time are closed at `now`).
+  HbmChannelStats stats(Cycle now) const;
+  std::uint32_t queued(std::uint32_t pc, bool write) const { return pc_[pc].count[write]; }
+  /// Records every issued command into `log` (nullptr: off).
+  void set_log(std::vector<HbmIssued>* log) { log_ = log; }
+
+ private:
+  static constexpr std::uint32_t kNone = ~0u;
+  static constexpr std::uint16_t kNoReq = 0xffff;  // pool indices fit 16 bits (queues <= 4096)
+  struct Request {
+    std::uint32_t bank, row, col, bursts, seq, tag, next;
+    bool write;
+  };
+  /// A bank's candidate command for one kind of request, with the bank's own timing term for
+  /// it: both change only when a command issues to the bank or its requests change, which is
+  /// when the entry is invalidated.
+  struct Cached {
+    Cycle term = 0;              // the bank's own earliest cycle for `cmd`
+    std::uint32_t seq = 0;       // age of the request it serves
+    std::uint16_t req = kNoReq;  // its index in the pool; kNoReq: must be recomputed
+    std::uint8_t slot = 0;  // which pseudo-channel term applies: 0 activate, 1 precharge, 2 column
+    std::uint16_t group = 0;  // its bank-group term: group_terms()[group] (slot folded in)
+    HbmCommand cmd = HbmCommand::kAct;
+    bool column = false;  // a column command (row hit)
+  };
+  struct Done {
+    Cycle at;
+    std::uint32_t tag;
+  };
+  /// Per pseudo-channel scheduling state.
+  struct PcState {
+    std::uint32_t count[2] = {0, 0};       // queued requests: reads, writes
+    int mode = 0;                          // the kind served: 0 reads, 1 writes (draining)
+    bool refreshing = false;               // a refresh is due: close the banks, then refresh
+    bool stale[2] = {false, false};        // some candidate of that kind must be recomputed
+    std::vector<std::uint32_t> active[2];  // banks with requests of each kind
+  };
+
+  void decide(std::uint32_t pc, Cycle t);
+  void update_mode(std::uint32_t pc);
+  const Cached& candidate(int kind, std::uint32_t b) {
+    const Cached& c = cache_[kind][b];
+    return c.req != kNoReq ? c : recompute(kind, b);
+  }
+  const Cached& recompute(int kind, std::uint32_t b);
+  Cycle ready(const Cached& c, std::uint32_t b) const;
+  void issue_column(int kind, std::uint32_t bank, Cycle t);
+  void issue_row(int kind, std::uint32_t bank, Cycle t);
+  void issue_refresh(std::uint32_t pc, Cycle t);
+  bool other_hit(std::uint32_t b, std::uint32_t row, std::uint32_t except) const;
+  void unlink(int kind, std::uint32_t b, std::uint32_t idx);
+  Cached& entry(int kind, std::uint32_t b) { return cache_[kind][b]; }
+  /// Marks both candidates of bank `b` stale.
+  void invalidate(std::uint32_t b) {
+    cache_[0][b].req = cache_[1][b].req = kNoReq;
+    PcState& p = pc_[dev_.pc_of(b)];
+    p.stale[0] = p.stale[1] = true;
+  }
+  void note(HbmCommand c, std::uint32_t target, Cycle t) {
+    if (log_) log_->push_back({t, c, target});
+  }
+  void count_change(std::uint32_t pc, int kind, int delta, Cycle t) {
+    area_[kind] += static_cast<double>(total_[kind]) * static_cast<double>(t - area_at_[kind]);
+    area_at_[kind] = t;
+    total_[kind] = static_cast<std::uint32_t>(static_cast<int>(total_[kind]) + delta);
+    pc_[pc].count[kind] = static_cast<std::uint32_t>(static_cast<int>(pc_[pc].count[kind]) + delta);
+  }
+
+  HbmDevice dev_;
+  HbmRefresh refresh_;
+  SchedulerKind sched_;
+  HbmControllerClient& client_;
+  std::uint32_t index_;
+  PagePolicy page_;
+  std::uint32_t capacity_[2];
+  std::uint32_t drain_high_, drain_low_;
+  bool hits_first_;
+
+  std::vector<Request> pool_;
+  std::uint32_t free_ = kNone;
+  std::vector<std::uint32_t> head_[2], tail_[2];  // per bank, per kind (0 read, 1 write)
+  std::vector<std::uint32_t> where_[2];           // per bank: position in its active list
+  std::vector<Cached> cache_[2];                  // per bank: its candidate for each kind
+  std::vector<PcState> pc_;
+  std::vector<Cycle> decide_at_;  // per PC: next cycle a decision is due (kept apart: hot)
+  std::uint32_t total_[2] = {0, 0};
+  std::uint32_t seq_ = 0;
+  HbmRing<Done> done_[2];
+  bool space_freed_ = false;
+
+  HbmChannelStats stats_;
+  double area_[2] = {0, 0};
+  Cycle area_at_[2] = {0, 0};
+  std::vector<HbmIssued>* log_ = nullptr;
+};
+
+}  // namespace systole::models

@@ -1,0 +1,93 @@
+#include "models/hbm/hbm_module.h"
+
+#include <cmath>
+
+#include "sim/core/error.h"
+
+namespace systole::models {
+
+HbmModule::HbmModule(const sc_core::sc_module_name& name, const HbmConfig& cfg)
+    : sc_core::sc_module(name),
+      model_(cfg),
+      latency_(sc_core::sc_time::from_value(cfg.latency.value())) {
+  SYSTOLE_ASSERT(sc_core::sc_get_time_resolution() == sc_core::sc_time(1, sc_core::SC_PS),
+                 "the HBM shell converts picoseconds: SystemC's time resolution must be 1 ps");
+  SC_HAS_PROCESS(HbmModule);
+  SC_METHOD(wake);
+  sensitive << wake_ev_;
+  dont_initialize();
+}
+
+// Memory cycle c begins at c x tCK; SystemC time is in whole picoseconds, so a cycle maps to
+// the first picosecond at or after its start and back to the cycle that picosecond lies in.
+Cycle HbmModule::to_cycle(sc_core::sc_time t) const {
+  return static_cast<Cycle>(std::floor((static_cast<double>(t.value()) + 1e-6) / model_.tck_ps()));
+}
+
+sc_core::sc_time HbmModule::from_cycle(Cycle c) const {
+  const double ps = std::ceil(static_cast<double>(c) * model_.tck_ps() - 1e-6);
+  return sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(ps));
+}
+
+HbmModule::Requester& HbmModule::requester(const MemoryTransfer& t) {
+  auto& r = requesters_[t.requester];
+  if (!r) {
+    r = std::make_unique<Requester>();
+    r->port = model_.add_port(t.max_outstanding, t.request_bytes);
+  }
+  return *r;
+}
+
+void HbmModule::sync() {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  model_.advance_to(to_cycle(now));
+  for (const HbmCompletion& c : model_.take_completed()) {
+    SYSTOLE_ASSERT(from_cycle(c.at) == now, "HBM transfer completed between wake-ups");
+    Open& o = open_.at(c.id);
+    o.done = true;
+    o.requester->finished.notify();
+    if (--active_ == 0) busy_ps_ += static_cast<double>(now.value()) - busy_since_ps_;
+    ++transfers_;
+  }
+}
+
+void HbmModule::reschedule() {
+  wake_ev_.cancel();
+  const Cycle b = model_.next_completion_bound();
+  if (b == kNever) return;
+  wake_ev_.notify(from_cycle(b) - sc_core::sc_time_stamp());
+}
+
+void HbmModule::wake() {
+  ++wakeups_;
+  sync();
+  reschedule();
+}
+
+std::uint64_t HbmModule::begin(const MemoryTransfer& t) {
+  sync();
+  Requester& r = requester(t);
+  (t.write ? written_ : read_) += t.bytes();
+  if (active_++ == 0) busy_since_ps_ = static_cast<double>(sc_core::sc_time_stamp().value());
+  const TransferId id = model_.submit(r.port, t.desc, t.write);
+  open_[id] = {&r, false};
+  sync();  // an empty transfer completes at once
+  reschedule();
+  return id;
+}
+
+sc_core::sc_time HbmModule::finish(std::uint64_t h) {
+  const auto it = open_.find(h);
+  SYSTOLE_ASSERT(it != open_.end(), "HBM finish() of an unknown transfer");
+  while (!it->second.done) sc_core::wait(it->second.requester->finished);
+  open_.erase(it);
+  return latency_;
+}
+
+MemoryCounters HbmModule::counters() const {
+  double busy = busy_ps_;
+  if (active_) busy += static_cast<double>(sc_core::sc_time_stamp().value()) - busy_since_ps_;
+  return {read_, written_, busy, model_.config().bandwidth.value()};
+}
+
+}  // namespace systole::models

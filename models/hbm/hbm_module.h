@@ -1,0 +1,61 @@
+#pragma once
+// SystemC shell of the bank-level HBM (HbmTiming): DMA engines hand it whole transfers through
+// MemoryIf; each engine gets its own request port in the model, which issues an engine's
+// transfers in order, the next one's requests right behind the previous one's. The model runs in
+// plain C++ and only as far as SystemC time has advanced; the shell sleeps until the model's lower
+// bound of the next transfer completion, advances it there and wakes the engine whose transfer
+// finished, so a transfer of megabytes costs a handful of SystemC events, not one per burst.
+// Assumption: the fixed `latency` (interface, network) is a pipeline after the DRAM: a transfer
+// returns to its engine when its last burst has crossed the DRAM bus, and its data arrives
+// `latency` later (its requests hold no DRAM-side resource meanwhile).
+
+#include <map>
+#include <memory>
+
+#include "models/common/memory_if.h"
+#include "models/hbm/hbm_timing.h"
+
+namespace systole::models {
+
+/// SystemC face of HbmTiming: whole transfers in, one wake-up per completion bound.
+class HbmModule : public sc_core::sc_module, public MemoryIf {
+ public:
+  HbmModule(const sc_core::sc_module_name& name, const HbmConfig& cfg);
+
+  std::uint64_t begin(const MemoryTransfer& t) override;
+  sc_core::sc_time finish(std::uint64_t h) override;
+  MemoryCounters counters() const override;
+
+  /// Brings the model up to the current SystemC time (for statistics at the end of a run).
+  void sync();
+  const HbmTiming& timing() const { return model_; }
+  Cycle to_cycle(sc_core::sc_time t) const;
+  sc_core::sc_time from_cycle(Cycle c) const;
+  /// Transfers completed and SystemC wake-ups so far (to show the event economy).
+  std::uint64_t transfers() const { return transfers_; }
+  std::uint64_t wakeups() const { return wakeups_; }
+
+ private:
+  struct Requester {
+    std::uint32_t port = 0;
+    sc_core::sc_event finished;  // one of its transfers completed
+  };
+  void wake();
+  void reschedule();
+  Requester& requester(const MemoryTransfer& t);
+
+  HbmTiming model_;
+  sc_core::sc_time latency_;
+  std::map<std::uint16_t, std::unique_ptr<Requester>> requesters_;
+  struct Open {
+    Requester* requester;
+    bool done;  // the model completed it
+  };
+  std::map<TransferId, Open> open_;  // begun, not yet finished
+  sc_core::sc_event wake_ev_;
+  std::uint64_t read_ = 0, written_ = 0, transfers_ = 0, wakeups_ = 0;
+  std::uint32_t active_ = 0;
+  double busy_ps_ = 0, busy_since_ps_ = 0;
+};
+
+}  // namespace systole::models

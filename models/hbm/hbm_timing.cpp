@@ -1,0 +1,276 @@
+#include "models/hbm/hbm_timing.h"
+
+#include <algorithm>
+#include <deque>
+
+#include "sim/core/error.h"
+
+namespace systole::models {
+
+struct HbmTiming::Transfer {
+  DmaDescriptor desc;
+  std::vector<std::uint64_t> gather;  // address list (gather transfers)
+  bool is_gather = false;
+  bool write = false;
+  std::uint32_t port = 0;
+  TransferId id = 0;
+  bool live = false;
+  std::uint32_t next_free = ~0u;
+  // Request generator: position in the descriptor (or the address list).
+  std::uint64_t idx[3] = {0, 0, 0};
+  std::uint64_t off = 0;
+  bool generated = false;  // every request has been generated
+  // Progress.
+  std::uint64_t outstanding = 0;  // requests issued, not complete
+  std::uint64_t bursts_made = 0, bursts_issued = 0, bursts_floor = 0;
+  Cycle last_data_end = 0;
+};
+
+struct HbmTiming::Port {
+  std::uint32_t max_outstanding = 0, request_bytes = 0;
+  std::uint64_t chunk = 0;  // largest request: min(request size, interleave)
+  std::uint32_t outstanding = 0;
+  std::deque<std::uint32_t> issuing;  // transfers not yet fully generated, in order
+};
+
+HbmTiming::HbmTiming(const HbmConfig& cfg) : cfg_(cfg), map_(cfg) {
+  const auto n = static_cast<std::uint32_t>(cfg.total_channels());
+  total_pcs_ = n * static_cast<std::uint32_t>(cfg.pseudo_channels);
+  for (std::uint32_t c = 0; c < n; ++c)
+    ctl_.push_back(std::make_unique<HbmController>(cfg, c, total_pcs_, *this));
+  pcs_ = static_cast<std::uint32_t>(cfg.pseudo_channels);
+  ingress_.resize(static_cast<std::size_t>(n) * pcs_ * 2);
+  is_dirty_.assign(n, false);
+  next_.resize(n);
+  for (std::uint32_t c = 0; c < n; ++c) next_[c] = ctl_[c]->next_event();
+  tck_ps_ = cfg.tck_ps();
+  while ((1u << atom_shift_) < map_.atom_bytes()) ++atom_shift_;
+  atom_mask_ = (std::uint64_t{1} << atom_shift_) - 1;
+  peak_per_cycle_ = cfg.organisation_peak() * tck_ps_ * 1e-12;
+}
+
+HbmTiming::~HbmTiming() = default;
+
+void HbmTiming::touch(std::uint32_t c) {
+  if (is_dirty_[c]) return;
+  is_dirty_[c] = true;
+  dirty_.push_back(c);
+}
+
+Cycle HbmTiming::refresh_next() {
+  for (const std::uint32_t c : dirty_) {
+    is_dirty_[c] = false;
+    next_[c] = ctl_[c]->next_event();
+  }
+  dirty_.clear();
+  Cycle m = kNever;
+  for (const Cycle t : next_) m = std::min(m, t);
+  return m;
+}
+
+std::uint32_t HbmTiming::add_port(std::uint32_t max_outstanding, std::uint32_t request_bytes) {
+  SYSTOLE_ASSERT(max_outstanding > 0 && request_bytes > 0 && !(request_bytes & (request_bytes - 1)),
+                 "HBM port needs outstanding requests and a power-of-two request size");
+  Port p;
+  p.max_outstanding = max_outstanding;
+  p.request_bytes = request_bytes;
+  p.chunk = std::min<std::uint64_t>(request_bytes, map_.interleave());
+  ports_.push_back(std::move(p));
+  return static_cast<std::uint32_t>(ports_.size() - 1);
+}
+
+void HbmTiming::start_transfer(std::uint32_t port, const DmaDescriptor& d, bool write,
+                               std::vector<std::uint64_t> gather) {
+  std::uint32_t slot = free_xfer_;
+  if (slot == ~0u) {
+    slot = static_cast<std::uint32_t>(xfers_.size());
+    xfers_.emplace_back();
+  } else {
+    free_xfer_ = xfers_[slot].next_free;
+  }
+  Transfer& x = xfers_[slot];
+  x = Transfer{};
+  x.desc = d;
+  x.is_gather = !gather.empty();
+  x.gather = std::move(gather);
+  x.write = write;
+  x.port = port;
+  x.id = next_id_++;
+  x.live = true;
+  x.bursts_floor = d.bytes() / map_.atom_bytes();
+  ++active_;
+  if (d.bytes() == 0) {
+    finish(slot, now_);
+  } else {
+    ports_[port].issuing.push_back(slot);
+    try_issue(port, now_);
+  }
+}
+
+void HbmTiming::finish(std::uint32_t slot, Cycle t) {
+  Transfer& x = xfers_[slot];
+  completed_.push_back({x.id, x.port, t});
+  --active_;
+  x.live = false;
+  x.gather = {};
+  x.next_free = free_xfer_;
+  free_xfer_ = slot;
+}
+
+TransferId HbmTiming::submit(std::uint32_t port, const DmaDescriptor& d, bool write) {
+  const TransferId id = next_id_;
+  start_transfer(port, d, write, {});
+  return id;
+}
+
+TransferId HbmTiming::submit_gather(std::uint32_t port, std::vector<std::uint64_t> addrs,
+                                    bool write) {
+  DmaDescriptor d;
+  d.row_bytes = ports_[port].request_bytes;
+  d.dims[0].count = addrs.size();
+  const TransferId id = next_id_;
+  start_transfer(port, d, write, std::move(addrs));
+  return id;
+}
+
+bool HbmTiming::generate(Port& p, HbmRequestIn& out, std::uint32_t& channel) {
+  if (p.issuing.empty()) return false;
+  const std::uint32_t tag = p.issuing.front();
+  Transfer& x = xfers_[tag];
+  std::uint64_t addr, len;
+  if (x.is_gather) {  // one request per address (cut at its interleave block)
+    addr = x.gather[x.idx[0]];
+    len = p.request_bytes;
+  } else {
+    const DmaDescriptor& d = x.desc;
+    addr = d.addr + x.idx[0] * d.dims[0].stride + x.idx[1] * d.dims[1].stride +
+           x.idx[2] * d.dims[2].stride + x.off;
+    len = d.row_bytes - x.off;
+  }
+  // Requests are aligned to the request size and never cross an interleave block (both
+  // powers of two: masks, not divisions, on this per-request path).
+  len = std::min(len, p.chunk - (addr & (p.chunk - 1)));
+  if (x.is_gather) {  // advance the generator
+    if (++x.idx[0] == x.gather.size()) x.generated = true;
+  } else {
+    x.off += len;
+    if (x.off == x.desc.row_bytes) {
+      x.off = 0;
+      int k = 0;
+      while (k < 3 && ++x.idx[k] == x.desc.dims[k].count) x.idx[k++] = 0;
+      if (k == 3) x.generated = true;
+    }
+  }
+  if (x.generated) p.issuing.pop_front();
+  const auto bursts = static_cast<std::uint32_t>(((addr + len + atom_mask_) >> atom_shift_) -
+                                                 (addr >> atom_shift_));
+  const HbmAddress a = map_.decode(addr);
+  out = {a.pc, a.bg, a.bank, a.row, a.col, bursts, tag, x.write};
+  channel = a.channel;
+  x.bursts_made += bursts;
+  return true;
+}
+
+void HbmTiming::try_issue(std::uint32_t port, Cycle t) {
+  Port& p = ports_[port];
+  HbmRequestIn r;
+  std::uint32_t ch = 0;
+  while (p.outstanding < p.max_outstanding && generate(p, r, ch)) {
+    ++p.outstanding;
+    ++xfers_[r.tag].outstanding;
+    ++requests_;
+    // A request waits in its pseudo-channel's ingress queue (the on-chip network's buffering
+    // in front of the controller) while the controller's queue is full.
+    auto& in = ingress_[(ch * pcs_ + r.pc) * 2 + r.write];
+    if (in.empty() && !ctl_[ch]->full(r.pc, r.write)) {
+      ctl_[ch]->enqueue(r, t);
+      touch(ch);
+    } else {
+      in.push_back(r);
+    }
+  }
+}
+
+void HbmTiming::on_burst(std::uint32_t tag, Cycle data_end) {
+  Transfer& x = xfers_[tag];
+  ++x.bursts_issued;
+  x.last_data_end = std::max(x.last_data_end, data_end);
+}
+
+void HbmTiming::on_request_done(std::uint32_t tag, Cycle t) {
+  Transfer& x = xfers_[tag];
+  const std::uint32_t port = x.port;
+  --x.outstanding;
+  --ports_[port].outstanding;
+  if (x.generated && x.outstanding == 0) finish(tag, t);
+  try_issue(port, t);
+}
+
+void HbmTiming::on_space(std::uint32_t channel, std::uint32_t pc, Cycle t) {
+  for (int w = 0; w < 2; ++w) {
+    auto& in = ingress_[(channel * pcs_ + pc) * 2 + static_cast<std::uint32_t>(w)];
+    while (!in.empty() && !ctl_[channel]->full(pc, w != 0)) {
+      ctl_[channel]->enqueue(in.front(), t);
+      in.pop_front();
+    }
+  }
+  touch(channel);
+}
+
+void HbmTiming::advance_to(Cycle t) {
+  // Sweeps over the channels at each event cycle. When the memory is busy nearly every channel
+  // has something to do at nearly every cycle, so a sweep costs less than keeping the channels
+  // ordered; a channel given work during a sweep is caught by the next one at the same cycle.
+  for (;;) {
+    const Cycle at = refresh_next();
+    if (at > t) break;
+    now_ = at;
+    for (std::uint32_t c = 0; c < next_.size(); ++c) {
+      if (next_[c] > at && !is_dirty_[c]) continue;
+      ctl_[c]->process(at);
+      touch(c);
+    }
+  }
+  now_ = std::max(now_, t);
+}
+
+Cycle HbmTiming::run_until_idle() {
+  Cycle last = now_;
+  while (active_ > 0) {
+    const Cycle at = refresh_next();
+    SYSTOLE_ASSERT(at < kNever, "HBM model stalled with transfers in flight");
+    advance_to(at);
+    for (const auto& c : completed_) last = std::max(last, c.at);
+  }
+  return last;
+}
+
+std::vector<HbmCompletion> HbmTiming::take_completed() {
+  std::vector<HbmCompletion> out;
+  out.swap(completed_);
+  return out;
+}
+
+Cycle HbmTiming::next_completion_bound() const {
+  if (active_ == 0) return kNever;
+  const HbmTimingParams& tp = ctl_[0]->device().timing();
+  Cycle best = kNever;
+  for (const Transfer& x : xfers_) {
+    if (!x.live) continue;
+    const std::uint64_t made =
+        x.generated ? x.bursts_made : std::max(x.bursts_made, x.bursts_floor);
+    const std::uint64_t left = made - std::min(made, x.bursts_issued);
+    Cycle b;
+    if (left == 0 && x.generated) {
+      b = x.last_data_end;
+    } else {
+      const Cycle spread = static_cast<Cycle>((std::max<std::uint64_t>(left, 1) - 1) *
+                                              static_cast<std::uint64_t>(tp.bl) / total_pcs_);
+      b = std::max(x.last_data_end, now_ + 1 + spread + (x.write ? tp.cwl : tp.cl) + tp.bl);
+    }
+    best = std::min(best, std::max(b, now_ + 1));
+  }
+  return best;
+}
+
+}  // namespace systole::models

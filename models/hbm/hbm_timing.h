@@ -1,0 +1,103 @@
+#pragma once
+// The bank-level HBM memory system in plain C++: requester ports that split whole transfers
+// (strided descriptors or address lists) into requests in order, under an outstanding-request
+// limit; the address mapping that spreads them over channels and banks; one controller per
+// channel. Event driven with time skipping: each channel knows its next event cycle, and
+// advance_to() jumps from the earliest to the next, processing the channels due there. A caller
+// that needs completion times (the SystemC shell) asks for a lower bound of the next one and
+// advances to it, so it never has to step through individual bursts.
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "models/dma/dma_descriptor.h"
+#include "models/hbm/hbm_address_map.h"
+#include "models/hbm/hbm_controller.h"
+
+namespace systole::models {
+
+using TransferId = std::uint64_t;
+
+struct HbmCompletion {
+  TransferId id;
+  std::uint32_t port;
+  Cycle at;  ///< memory cycle the last data crossed the DRAM bus
+};
+
+/// The bank-level memory system (ports, mapping, controllers); cycle-exact, event driven.
+class HbmTiming : public HbmControllerClient {
+ public:
+  explicit HbmTiming(const HbmConfig& cfg);
+  ~HbmTiming() override;
+  HbmTiming(const HbmTiming&) = delete;
+  HbmTiming& operator=(const HbmTiming&) = delete;
+
+  /// A requester (a DMA engine): at most `max_outstanding` requests between issue and
+  /// completion; transfers split into requests of at most `request_bytes`, aligned to it, and
+  /// never across an interleave block (so each request sits in one channel, bank and row).
+  std::uint32_t add_port(std::uint32_t max_outstanding, std::uint32_t request_bytes);
+  /// Queues a transfer on `port` at the current time; the port issues its transfers in order.
+  TransferId submit(std::uint32_t port, const DmaDescriptor& d, bool write);
+  /// Queues one request of the port's request size at each address.
+  TransferId submit_gather(std::uint32_t port, std::vector<std::uint64_t> addrs, bool write);
+
+  /// Processes every event up to and including cycle `t`.
+  void advance_to(Cycle t);
+  /// Advances until no transfer is active; returns the cycle the last one completed.
+  Cycle run_until_idle();
+  Cycle now() const { return now_; }
+  bool idle() const { return active_ == 0; }
+  /// Transfers completed since the last call, in completion order.
+  std::vector<HbmCompletion> take_completed();
+  /// A cycle no active transfer can complete before (exact once all its bursts are issued);
+  /// kNever when none is active.
+  Cycle next_completion_bound() const;
+
+  const HbmConfig& config() const { return cfg_; }
+  const HbmAddressMap& address_map() const { return map_; }
+  std::size_t channels() const { return ctl_.size(); }
+  const HbmController& controller(std::size_t c) const { return *ctl_[c]; }
+  HbmController& controller(std::size_t c) { return *ctl_[c]; }
+  double tck_ps() const { return tck_ps_; }
+  double peak_bytes_per_cycle() const { return peak_per_cycle_; }
+  std::uint64_t requests() const { return requests_; }
+
+  // HbmControllerClient
+  void on_burst(std::uint32_t tag, Cycle data_end) override;
+  void on_request_done(std::uint32_t tag, Cycle t) override;
+  void on_space(std::uint32_t channel, std::uint32_t pc, Cycle t) override;
+
+ private:
+  struct Transfer;
+  struct Port;
+  void start_transfer(std::uint32_t port, const DmaDescriptor& d, bool write,
+                      std::vector<std::uint64_t> gather);
+  void finish(std::uint32_t slot, Cycle t);
+  bool generate(Port& p, HbmRequestIn& out, std::uint32_t& channel);
+  void try_issue(std::uint32_t port, Cycle t);
+  void touch(std::uint32_t channel);
+  /// Updates the next-event cycles of the channels touched since; returns the earliest.
+  Cycle refresh_next();
+
+  HbmConfig cfg_;
+  HbmAddressMap map_;
+  std::vector<std::unique_ptr<HbmController>> ctl_;
+  std::vector<Port> ports_;
+  std::vector<Transfer> xfers_;
+  std::uint32_t free_xfer_ = ~0u;
+  std::vector<HbmRing<HbmRequestIn>> ingress_;  // per channel, PC and kind: waiting requests
+  std::vector<HbmCompletion> completed_;
+  std::vector<Cycle> next_;  // per channel: its next event (stale while dirty)
+  std::vector<std::uint32_t> dirty_;
+  std::vector<bool> is_dirty_;
+  Cycle now_ = 0;
+  TransferId next_id_ = 1;
+  std::uint64_t active_ = 0, requests_ = 0;
+  double tck_ps_ = 0, peak_per_cycle_ = 0;
+  std::uint32_t total_pcs_ = 0, pcs_ = 0, atom_shift_ = 0;
+  std::uint64_t atom_mask_ = 0;
+};
+
+}  // namespace systole::models

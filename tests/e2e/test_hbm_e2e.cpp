@@ -1,0 +1,82 @@
+// End to end through simrun: the bank-level HBM's per-channel table lands in results.h5, and a
+// bad HBM preset is one clear line and exit status 2, with nothing written.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "sim/stats/results_file.h"
+#include "tests/support/run.h"
+
+using namespace systole;
+using systole::test::TempDir;
+
+namespace {
+
+std::string preset() { return test::source_dir() + "/configs/presets/tpuv4_chip.yaml"; }
+
+const stats::Table* unit_table(const stats::PointResult& p, const std::string& name) {
+  for (const auto& t : p.units)
+    if (t.name() == name) return &t;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("simrun writes the hbm_channel table of the bank-level HBM", "[e2e][hbm]") {
+  TempDir dir;
+  dir.write("decode.yaml", "base: " + preset() +
+                               "\nworkload:\n  layers:\n    - {name: d, m: 8, n: 2048, k: 4096}\n");
+  const auto r = test::simrun("decode.yaml -q -o out.h5", dir);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto points = stats::read_points(dir.file("out.h5"));
+  REQUIRE(points.size() == 1);
+  const auto& p = points[0];
+  const stats::Table* ch = unit_table(p, "hbm_channel");
+  REQUIRE(ch);
+  REQUIRE(ch->rows().size() == 32);  // 4 stacks x 8 channels
+  CHECK(ch->get_string(0, "name") == "stack0.ch0");
+  CHECK(ch->get_string(31, "name") == "stack3.ch7");
+  double bytes = 0;
+  for (size_t i = 0; i < 32; ++i) {
+    bytes += ch->get_number(i, "bytes_read") + ch->get_number(i, "bytes_written");
+    CHECK(ch->get_number(i, "row_hit_rate") >= 0.0);
+    CHECK(ch->get_number(i, "row_hit_rate") <= 1.0);
+    CHECK(ch->get_number(i, "bank_utilization") > 0.0);
+    CHECK(ch->get_number(i, "refresh_time") > 0.0);
+    CHECK(ch->get_number(i, "read_queue_occupancy") > 0.0);
+  }
+  // Every byte the layer moved crossed one channel (bursts of 32 B, so at least as many).
+  CHECK(bytes >= static_cast<double>(p.layers.get_int(0, "hbm_bytes")));
+  CHECK(p.layers.get_number(0, "hbm_bandwidth") > 0.5e12);
+  for (const auto& col : ch->columns()) CHECK(!col.description.empty());
+}
+
+TEST_CASE("bad HBM presets exit 2 with one line", "[e2e][hbm][errors]") {
+  const std::string wl = "workload:\n  layers:\n    - {m: 8, n: 8, k: 8}\n";
+  const std::string base = "base: " + preset() + "\n";
+  const std::pair<std::string, std::string> cases[] = {
+      {base + "system:\n  chip:\n    hbm: {t_ras: 10}\n" + wl,
+       "bad.yaml:4:18: system.chip.hbm.t_ras: tRAS (10 tCK) is shorter than tRCD (17 tCK): a "
+       "row must stay open at least until its first column command"},
+      {base + "system:\n  chip:\n    hbm: {t_rp: -1}\n" + wl,
+       "bad.yaml:4:17: system.chip.hbm.t_rp: expected an integer in [0, 10000000], got -1"},
+      {base + "system:\n  chip:\n    hbm: {capacity: 24GiB}\n" + wl,
+       "bad.yaml:4:21: system.chip.hbm.capacity: 24 GiB gives 24576 rows per bank (32 channels "
+       "x 2 pseudo-channels x 16 banks x 1024 B rows), not a power of two: the address mapping "
+       "slices address bits, so it needs one"},
+      {base + "system:\n  chip:\n    hbm: {preset: hbm5}\n" + wl,
+       "bad.yaml:4:19: system.chip.hbm.preset: expected one of hbm2, hbm2e, hbm3, hbm3e, got "
+       "'hbm5' (did you mean 'hbm2' or 'hbm3'?)"},
+  };
+  for (const auto& [yaml, expected] : cases) {
+    TempDir dir;
+    dir.write("bad.yaml", yaml);
+    const auto r = test::simrun("bad.yaml -o out.h5", dir);
+    INFO(yaml << "\nstderr: " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "simrun: error: " + expected + "\n");
+    CHECK(r.out.empty());
+    CHECK_FALSE(std::filesystem::exists(dir.file("out.h5")));
+  }
+}
