@@ -1,5 +1,7 @@
 #include "sim/app/scalesim_run.h"
 
+#include "sim/app/run_meta.h"
+
 #include <fmt/format.h>
 
 #include <chrono>
@@ -93,12 +95,6 @@ std::string config_yaml(const workloads::ScalesimConfig& cfg,
                                      topo.path, topo.gemm ? "gemm" : "conv", topo.layers.size());
 }
 
-std::string now_iso() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 /// Writes `text` to `path` through a temporary file, so a failed run leaves no half report.
 void write_file(const std::filesystem::path& path, const std::string& text) {
@@ -226,11 +222,7 @@ int run_scalesim(const ScalesimRunOptions& o, const std::string& command_line) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw SimError(fmt::format("cannot create '{}': {}", dir.string(), ec.message()));
-  stats::RunMeta meta;
-  meta.version = kVersion;
-  meta.git_revision = kGitRevision;
-  meta.command_line = command_line;
-  meta.start_time = now_iso();
+  stats::RunMeta meta = run_meta(command_line);
   meta.experiment_file = o.cfg;
   meta.experiment_name = cfg.run_name;
   meta.experiment_yaml = p.config_yaml;

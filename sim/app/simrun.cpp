@@ -14,6 +14,7 @@
 
 #include "models/register_all.h"
 #include "sim/app/point.h"
+#include "sim/app/run_meta.h"
 #include "sim/app/scalesim_run.h"
 #include "sim/config/experiment.h"
 #include "sim/core/text.h"
@@ -107,12 +108,6 @@ Options parse_cli(int argc, char** argv, bool& help) {
   return o;
 }
 
-std::string now_iso() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 void print_list(const Registry& reg) {
   std::vector<std::vector<std::string>> rows;
@@ -193,11 +188,7 @@ int run_experiment(const Options& o, const std::string& command_line) {
     }
   }
 
-  stats::RunMeta meta;
-  meta.version = kVersion;
-  meta.git_revision = kGitRevision;
-  meta.command_line = command_line;
-  meta.start_time = now_iso();
+  stats::RunMeta meta = run_meta(command_line);
   meta.experiment_file = o.experiment;
   meta.experiment_name = ex.name;
   {

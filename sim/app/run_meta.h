@@ -1,0 +1,13 @@
+#pragma once
+// The /meta every results file starts from: version, git revision, command line, start time.
+
+#include <string>
+
+#include "sim/stats/results_file.h"
+
+namespace systole::app {
+
+/// RunMeta with version, git revision, `command_line` and the current UTC time filled in.
+stats::RunMeta run_meta(const std::string& command_line);
+
+}  // namespace systole::app
