@@ -60,7 +60,7 @@ std::string lower_vector(ProgramBuilder& b, const Layer& l, const VectorJob& v) 
       }
       const auto lane_ops = static_cast<std::uint64_t>(
           std::ceil(static_cast<double>(rows * v.cols) * v.ops_per_element));
-      pending = {b.vector(c, lane_ops, u(rows) * row_bytes, loads)};
+      pending.assign(1, b.vector(c, lane_ops, u(rows) * row_bytes, loads));
       pending_bytes = u(rows * v.cols) * eb;
       pending_slot = slot;
     }
@@ -150,7 +150,8 @@ std::string lower_flash(ProgramBuilder& b, const Layer& l, const FlashJob& f) {
           mm.m0 = static_cast<std::uint32_t>(r0);  // query row, key position
           mm.n0 = static_cast<std::uint32_t>(j0 + p * slice);
           mm.bytes = u(rows * d + d * mm.n) * eb;
-          mm.deps = {q, k};
+          mm.deps.push_back(q);
+          mm.deps.push_back(k);
           if (prev_pv != ~0u) mm.deps.push_back(prev_pv);  // its S buffer was read by that PV
           s_ops.push_back(b.emit(std::move(mm)));
         }
@@ -166,7 +167,8 @@ std::string lower_flash(ProgramBuilder& b, const Layer& l, const FlashJob& f) {
         pv.m0 = static_cast<std::uint32_t>(r0);  // query row, reduction over key positions
         pv.k0 = static_cast<std::uint32_t>(j0);
         pv.bytes = u(rows * cols + cols * d) * eb;
-        pv.deps = {sm, v};
+        pv.deps.push_back(sm);
+        pv.deps.push_back(v);
         if (last_pv != ~0u) pv.deps.push_back(last_pv);  // O accumulates in order
         prev_pv = last_pv;
         last_pv = b.emit(std::move(pv));
