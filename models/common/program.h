@@ -1,6 +1,7 @@
 #pragma once
-// The chip's program: one layer lowered to operations on named units (DMA engines, MXUs, vector units),
-// with explicit dependencies. Produced by workloads/lowering, executed by the SystemC modules.
+// The chip's program: one layer lowered to operations on named units (DMA engines, MXUs, vector
+// units), with explicit dependencies. Produced by workloads/lowering, executed by the SystemC
+// modules.
 
 #include <cstdint>
 #include <string>

@@ -7,7 +7,8 @@ namespace systole::models {
 const config::SchemaOf<VectorConfig>& VectorConfig::schema() {
   static const config::SchemaOf<VectorConfig> s = [] {
     config::SchemaOf<VectorConfig> b("vector", "vector unit of a TensorCore");
-    b.integer("lanes", &VectorConfig::lanes, 1024, 1, 1 << 20, "32-bit lane operations per cycle", "lanes")
+    b.integer("lanes", &VectorConfig::lanes, 1024, 1, 1 << 20, "32-bit lane operations per cycle",
+              "lanes")
         .integer("latency", &VectorConfig::latency, 2, 0, 1 << 16, "pipeline depth", "cycles");
     return b;
   }();

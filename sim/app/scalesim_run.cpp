@@ -95,7 +95,6 @@ std::string config_yaml(const workloads::ScalesimConfig& cfg,
                                      topo.path, topo.gemm ? "gemm" : "conv", topo.layers.size());
 }
 
-
 /// Writes `text` to `path` through a temporary file, so a failed run leaves no half report.
 void write_file(const std::filesystem::path& path, const std::string& text) {
   const std::filesystem::path tmp = path.string() + ".partial";

@@ -108,7 +108,6 @@ Options parse_cli(int argc, char** argv, bool& help) {
   return o;
 }
 
-
 void print_list(const Registry& reg) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& e : reg.entries()) rows.push_back({e.kind, e.category, e.summary});

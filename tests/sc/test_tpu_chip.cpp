@@ -5,39 +5,13 @@
 #include "models/systems/tpu_chip/tpu_chip_module.h"
 #include "models/systems/tpu_chip/tpu_chip_system.h"
 #include "sim/config/node.h"
+#include "tests/support/tiny_chip.h"
 #include "workloads/lowering/tpu_gemm_lowering.h"
 
 using namespace systole;
 
-namespace {
-
-// 1 core, one 4x4 MXU, one DMA engine, 1 GHz, HBM at 1 GB/s (one byte per cycle) with no
-// latency, no DMA setup time: every cost below is a whole number of cycles.
-models::TpuChipConfig tiny_chip() {
-  const auto node = config::parse_yaml(R"(
-chip:
-  clock: 1GHz
-  tensor_cores: 1
-  mxus_per_core: 1
-  mxu: {rows: 4, cols: 4}
-  vmem: {capacity: 1KiB}
-  hbm: {model: bandwidth, bandwidth: 1GB/s, latency: 0ns}
-  dma: {engines: 1, granule: 1B, setup: 0ns}
-)",
-                                       "tiny");
-  return models::TpuSystemConfig::schema().load(node, "system").chip;
-}
-
-workloads::Layer gemm(std::int64_t m, std::int64_t n, std::int64_t k) {
-  workloads::Layer l;
-  l.name = "g";
-  l.m = m;
-  l.n = n;
-  l.k = k;
-  return l;
-}
-
-}  // namespace
+using test::gemm;
+using test::tiny_chip;
 
 TEST_CASE("tpu_chip golden: one-step GEMM 8x4x4 takes 178 cycles", "[sc][golden]") {
   const auto chip = tiny_chip();

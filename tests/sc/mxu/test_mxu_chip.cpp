@@ -7,35 +7,14 @@
 #include "models/systems/tpu_chip/tpu_chip_system.h"
 #include "sim/config/node.h"
 #include "tests/support/paths.h"
+#include "tests/support/tiny_chip.h"
 
 using namespace systole;
 
 namespace {
 
-// 1 core with `mxus` MXUs (given as YAML), one DMA engine, 1 GHz, main memory at 1 GB/s (one
-// byte per cycle) with no latency, no DMA setup time: every cost below is a whole number of
-// cycles.
-models::TpuChipConfig tiny_chip(int mxus, const std::string& mxu,
-                                const std::string& vmem = "{capacity: 1KiB}") {
-  const auto node = config::parse_yaml(
-      "chip:\n  clock: 1GHz\n  tensor_cores: 1\n"
-      "  mxus_per_core: " +
-          std::to_string(mxus) + "\n  mxu: " + mxu + "\n  vmem: " + vmem +
-          "\n  hbm: {model: bandwidth, bandwidth: 1GB/s, "
-          "latency: 0ns}\n"
-          "  dma: {engines: 1, granule: 1B, setup: 0ns}\n",
-      "tiny");
-  return models::TpuSystemConfig::schema().load(node, "system").chip;
-}
-
-workloads::Layer gemm(std::int64_t m, std::int64_t n, std::int64_t k) {
-  workloads::Layer l;
-  l.name = "g";
-  l.m = m;
-  l.n = n;
-  l.k = k;
-  return l;
-}
+using test::gemm;
+using test::tiny_chip;
 
 /// Every cycle of every MXU row falls in exactly one class.
 void check_partition(const stats::Table& t, std::int64_t cycles) {

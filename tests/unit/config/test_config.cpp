@@ -458,7 +458,8 @@ TEST_CASE("schema: defaults_node holds every default and no required parameter",
 // load_experiment on configs/tpuv4_gemm.yaml
 // ---------------------------------------------------------------------------------------------
 
-TEST_CASE("experiment: configs/tpuv4_gemm.yaml loads with its base and sweep", "[config][experiment]") {
+TEST_CASE("experiment: configs/tpuv4_gemm.yaml loads with its base and sweep",
+          "[config][experiment]") {
   const Experiment ex = load_experiment(tpuv4_yaml(), {});
   CHECK(ex.file == tpuv4_yaml());
   CHECK(ex.name == "tpuv4-gemm");
