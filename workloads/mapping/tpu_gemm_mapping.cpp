@@ -135,8 +135,10 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
           }
           bytes *= eb;
           const double hbm = bytes / bytes_per_cycle;
-          // Per-step overhead (DMA issue, exposed latency at tile boundaries) favours big tiles.
-          const double cost = std::max(compute, hbm) + 64.0 * static_cast<double>(mt * nt * kt);
+          // Per-step overhead (DMA issue, exposed latency at tile boundaries) favours big tiles;
+          // among tilings of the same time, the one moving fewer HBM bytes wins (2% tie-break).
+          const double cost =
+              std::max(compute, hbm) + 64.0 * static_cast<double>(mt * nt * kt) + 0.02 * hbm;
           if (cost < best_cost) {
             best_cost = cost;
             best.tm = tm;
