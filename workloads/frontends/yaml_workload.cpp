@@ -364,8 +364,6 @@ const config::Schema& layer_schema(LayerOp op) {
   }
 }
 
-const config::Schema& gemm_layer_schema() { return gemm_schema(); }
-
 Workload load_workload(const Node& node, const std::string& path) {
   Workload w;
   const Node* file = nullptr;

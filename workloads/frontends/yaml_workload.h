@@ -16,7 +16,6 @@ Workload load_workload(const config::Node& node, const std::string& path = "work
 
 /// The schema of each layer op (for --describe gemm, conv2d, attention, softmax, ...).
 const config::Schema& layer_schema(LayerOp op);
-const config::Schema& gemm_layer_schema();
 /// Every op name with its enum, in registry order.
 const std::vector<std::pair<std::string, LayerOp>>& layer_ops();
 

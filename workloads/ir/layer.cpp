@@ -44,7 +44,7 @@ std::uint64_t AttentionShape::scores_per_head() const {
 std::uint64_t Layer::macs() const {
   switch (op) {
     case LayerOp::kGemm:
-      return static_cast<std::uint64_t>(rows_gemm()) * static_cast<std::uint64_t>(n) *
+      return static_cast<std::uint64_t>(rows()) * static_cast<std::uint64_t>(n) *
              static_cast<std::uint64_t>(k);
     case LayerOp::kConv2d: {
       const auto& c = conv;

@@ -67,11 +67,10 @@ struct Layer {
   AttentionShape attn;  ///< attention
   VectorShape vec;      ///< vector ops
 
-  std::int64_t rows_gemm() const { return batch * m; }  ///< GEMM M after folding the batch
-  std::int64_t rows() const { return rows_gemm(); }
-  std::uint64_t macs() const;      ///< multiply-accumulates (0 for vector ops)
-  std::uint64_t elements() const;  ///< vector ops: elements processed
-  std::string shape() const;       ///< for people: "8192x8192x8192", "1x224x224x3 k64 7x7/2"
+  std::int64_t rows() const { return batch * m; }  ///< GEMM M after folding the batch
+  std::uint64_t macs() const;                      ///< multiply-accumulates (0 for vector ops)
+  std::uint64_t elements() const;                  ///< vector ops: elements processed
+  std::string shape() const;  ///< for people: "8192x8192x8192", "1x224x224x3 k64 7x7/2"
 };
 
 struct Workload {

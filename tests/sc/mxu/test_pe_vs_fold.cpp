@@ -14,6 +14,7 @@
 #include "models/mxu/mxu_timing.h"
 #include "models/mxu/numerics.h"
 #include "models/mxu/pe_array_module.h"
+#include "tests/support/mxu_arrays.h"
 
 using namespace systole::models;
 
@@ -21,16 +22,7 @@ namespace {
 
 const sc_core::sc_time kPeriod(1, sc_core::SC_NS);
 
-MxuConfig array(std::int64_t rows, std::int64_t cols, Dataflow d, DataType t) {
-  MxuConfig c;
-  c.rows = rows;
-  c.cols = cols;
-  c.dataflow = d;
-  c.input_type = t;
-  c.accumulate_type = t == DataType::kInt8 ? DataType::kInt32 : DataType::kFp32;
-  c.accumulators = 1 << 20;
-  return c;
-}
+using systole::test::array;
 
 /// Random operands of type `t`: int8 uniform over its range; floats normal with a per-job
 /// scale, so rounding happens at every magnitude the format has.

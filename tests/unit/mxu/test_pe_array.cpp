@@ -9,22 +9,14 @@
 #include "models/mxu/mxu_timing.h"
 #include "models/mxu/numerics.h"
 #include "models/mxu/pe_array.h"
+#include "tests/support/mxu_arrays.h"
 
 using namespace systole::models;
 using Catch::Matchers::Contains;
 
 namespace {
 
-MxuConfig array(std::int64_t rows, std::int64_t cols, Dataflow d, DataType t = DataType::kInt8) {
-  MxuConfig c;
-  c.rows = rows;
-  c.cols = cols;
-  c.dataflow = d;
-  c.input_type = t;
-  c.accumulate_type = t == DataType::kInt8 ? DataType::kInt32 : DataType::kFp32;
-  c.accumulators = 1 << 20;
-  return c;
-}
+using systole::test::array;
 
 PeJob job(std::uint32_t m, std::uint32_t k, std::uint32_t n, std::uint64_t ready,
           std::mt19937& rng) {
