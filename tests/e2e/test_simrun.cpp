@@ -145,11 +145,15 @@ TEST_CASE("simrun writes an operation trace when asked", "[e2e]") {
     }
   }
   CHECK(matmul_bytes > 0);
-  // Every byte the DMA engines moved went through HBM.
+  // Every byte the DMA engines moved went through HBM or CMEM (staged GEMM operands).
   const auto& mem = points[0].units.at(2);
   REQUIRE(mem.name() == "memory");
-  CHECK(static_cast<std::uint64_t>(mem.get_int(0, "bytes_read") +
-                                   mem.get_int(0, "bytes_written")) == dma_bytes);
+  REQUIRE(mem.rows().size() == 2);
+  std::uint64_t mem_bytes = 0;
+  for (size_t i = 0; i < 2; ++i)
+    mem_bytes += static_cast<std::uint64_t>(mem.get_int(i, "bytes_read") +
+                                            mem.get_int(i, "bytes_written"));
+  CHECK(mem_bytes == dma_bytes);
 
   // The trace exports to Chrome/Perfetto JSON: one slice per operation.
   const auto ex = test::run(

@@ -21,25 +21,29 @@ std::uint64_t ProgramBuilder::reserve_hbm(std::uint64_t bytes) {
 }
 
 std::uint32_t ProgramBuilder::dma(OpKind kind, std::int64_t core, std::uint64_t bytes, Deps deps,
-                                  const models::DmaDescriptor& mem, std::uint64_t sram_addr) {
+                                  const models::DmaDescriptor& mem, std::uint64_t sram_addr,
+                                  std::uint8_t memory) {
   Op op;
   op.kind = kind;
   op.unit = chip_.dma_unit(core, next_engine_[static_cast<size_t>(core)]++ % chip_.dma.engines);
   op.bytes = bytes;
   op.mem = mem.row_bytes ? mem : models::DmaDescriptor::linear(reserve_hbm(bytes), bytes);
   op.sram_addr = sram_addr;
+  op.memory = memory;
   op.deps = std::move(deps);
   return emit(std::move(op));
 }
 
 std::uint32_t ProgramBuilder::load(std::int64_t core, std::uint64_t bytes, Deps deps,
-                                   const models::DmaDescriptor& mem, std::uint64_t sram_addr) {
-  return dma(OpKind::kLoad, core, bytes, std::move(deps), mem, sram_addr);
+                                   const models::DmaDescriptor& mem, std::uint64_t sram_addr,
+                                   std::uint8_t memory) {
+  return dma(OpKind::kLoad, core, bytes, std::move(deps), mem, sram_addr, memory);
 }
 
 std::uint32_t ProgramBuilder::store(std::int64_t core, std::uint64_t bytes, Deps deps,
-                                    const models::DmaDescriptor& mem, std::uint64_t sram_addr) {
-  return dma(OpKind::kStore, core, bytes, std::move(deps), mem, sram_addr);
+                                    const models::DmaDescriptor& mem, std::uint64_t sram_addr,
+                                    std::uint8_t memory) {
+  return dma(OpKind::kStore, core, bytes, std::move(deps), mem, sram_addr, memory);
 }
 
 std::uint32_t ProgramBuilder::vector(std::int64_t core, std::uint64_t lane_ops, std::uint64_t bytes,

@@ -21,12 +21,15 @@ class ProgramBuilder {
   models::Program& program() { return prog_; }
 
   std::uint32_t emit(models::Op op);
-  /// A DMA between HBM and VMEM. Without a descriptor the transfer is contiguous at a fresh
-  /// HBM address (see reserve_hbm), so streams spread over channels and banks as data would.
+  /// A DMA between memory (`memory` 0: HBM, 1: CMEM) and VMEM. Without a descriptor the
+  /// transfer is contiguous at a fresh HBM address (see reserve_hbm), so streams spread over
+  /// channels and banks as data would.
   std::uint32_t load(std::int64_t core, std::uint64_t bytes, Deps deps,
-                     const models::DmaDescriptor& mem = {}, std::uint64_t sram_addr = 0);
+                     const models::DmaDescriptor& mem = {}, std::uint64_t sram_addr = 0,
+                     std::uint8_t memory = 0);
   std::uint32_t store(std::int64_t core, std::uint64_t bytes, Deps deps,
-                      const models::DmaDescriptor& mem = {}, std::uint64_t sram_addr = 0);
+                      const models::DmaDescriptor& mem = {}, std::uint64_t sram_addr = 0,
+                      std::uint8_t memory = 0);
   /// Reserves `bytes` of HBM address space (4 KiB aligned, wrapping at the HBM capacity) and
   /// returns its base.
   std::uint64_t reserve_hbm(std::uint64_t bytes);
@@ -39,7 +42,7 @@ class ProgramBuilder {
 
  private:
   std::uint32_t dma(models::OpKind kind, std::int64_t core, std::uint64_t bytes, Deps deps,
-                    const models::DmaDescriptor& mem, std::uint64_t sram_addr);
+                    const models::DmaDescriptor& mem, std::uint64_t sram_addr, std::uint8_t memory);
   const models::TpuChipConfig& chip_;
   models::Program& prog_;
   std::vector<std::int64_t> next_engine_;

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "models/sram/sram_layout.h"
@@ -41,11 +42,37 @@ struct HbmLayout {
   }
 };
 
+/// A's columns [0, k) staged in CMEM, row-major (M x k, divided by the im2col reuse) from
+/// address 0, shared by the cores: the first pass over a tile (any core) copies it there, every
+/// later pass loads it from there. Instances of the GEMM reuse the region, so a copy waits for
+/// the previous instance's loads of the same tile.
+struct CmemStage {
+  std::int64_t k = 0;
+  std::uint64_t eb = 0;
+  double a_reuse = 1;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> copied;  // (m0, k0) -> store
+  std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::uint32_t>> readers;
+
+  bool staged(std::int64_t k0) const { return k0 < k; }
+  /// The tile's place in CMEM (rows x cols at (r0, k0) of the staged M x k matrix).
+  models::DmaDescriptor tile(std::int64_t r0, std::int64_t k0, std::int64_t rows, std::int64_t cols,
+                             std::uint64_t bytes) const {
+    const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+    if (a_reuse > 1) {  // implicit im2col: the tile's input footprint, contiguous
+      const auto at = static_cast<double>(u(r0 * k + k0) * eb) / a_reuse;
+      return models::DmaDescriptor::linear(static_cast<std::uint64_t>(at), bytes);
+    }
+    return models::DmaDescriptor::strided(u(r0 * k + k0) * eb, u(rows), u(cols) * eb, u(k) * eb);
+  }
+  void next_instance() { copied.clear(); }
+};
+
 /// One core's share of the GEMM; keeps its double-buffer state across instances.
 class CoreGemm {
  public:
-  CoreGemm(ProgramBuilder& b, std::int64_t core, const GemmMapping& mp, std::uint64_t eb)
-      : b_(b), core_(core), vmem_("VMEM", b.chip().vmem.capacity.value(), 1) {
+  CoreGemm(ProgramBuilder& b, std::int64_t core, const GemmMapping& mp, std::uint64_t eb,
+           CmemStage& stage)
+      : b_(b), core_(core), vmem_("VMEM", b.chip().vmem.capacity.value(), 1), stage_(stage) {
     // VMEM: double-buffered operand slots and accumulator tiles (the mapping checked the fit).
     const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
     va_ = vmem_.add("A", u(mp.tm * mp.tk) * eb, 2);
@@ -73,15 +100,16 @@ class CoreGemm {
           // im2col the A tile's input footprint is a_bytes at the tile's place in A.
           auto a_mem = hbm.tile(hbm.a, hbm.K, m0 + mt, kt, tm, tk);
           if (tr.a_reuse > 1) a_mem = models::DmaDescriptor::linear(a_mem.addr, a_bytes);
-          const std::uint32_t a =
-              tr.resident ? ~0u : b_.load(core_, a_bytes, free_slot, a_mem, vmem_.slot(va_, slot));
+          const std::uint32_t a = tr.resident ? ~0u
+                                              : load_a(m0 + mt, kt, tm, tk, a_bytes, free_slot,
+                                                       a_mem, vmem_.slot(va_, slot));
           const std::uint32_t bt =
               b_.load(core_, static_cast<std::uint64_t>(tk * tn) * eb, free_slot,
                       hbm.tile(hbm.b, hbm.N, kt, n0 + nt, tk, tn), vmem_.slot(vb_, slot));
+          copy_a();
           // The previous tile's store goes after this step's prefetch, so an in-order DMA
           // queue never holds the prefetch back behind a store that waits for the MXUs.
           flush(1 - acc);
-          slot_readers_[slot].clear();
           last_step.clear();
           const std::int64_t sm = mp.mxu_split_m ? ceil_div(tm, P) : tm;
           const std::int64_t sn = mp.mxu_split_m ? tn : ceil_div(tn, P);
@@ -103,9 +131,11 @@ class CoreGemm {
             if (a != ~0u) mm.deps.push_back(a);
             if (kt == 0 && acc_store_[acc] != ~0u) mm.deps.push_back(acc_store_[acc]);
             const std::uint32_t id = b_.emit(std::move(mm));
-            slot_readers_[slot].push_back(id);
+            next_readers_.push_back(id);
             last_step.push_back(id);
           }
+          slot_readers_[slot] = std::move(next_readers_);
+          next_readers_.clear();
         }
         pending_bytes_ = static_cast<std::uint64_t>(tm * tn) * eb;
         pending_mem_ = hbm.tile(hbm.c, hbm.N, m0 + mt, n0 + nt, tm, tn);
@@ -114,6 +144,39 @@ class CoreGemm {
         ++tile_;
       }
     }
+  }
+
+  /// The A tile load: from HBM, or from CMEM when another pass already staged it there; the
+  /// first pass over a staged tile also copies it from VMEM to CMEM (copy_a, emitted after the
+  /// B load so an in-order DMA queue does not hold the B load behind it).
+  std::uint32_t load_a(std::int64_t r0, std::int64_t k0, std::int64_t rows, std::int64_t cols,
+                       std::uint64_t bytes, const std::vector<std::uint32_t>& free_slot,
+                       const models::DmaDescriptor& hbm_mem, std::uint64_t vmem_addr) {
+    if (!stage_.staged(k0)) return b_.load(core_, bytes, free_slot, hbm_mem, vmem_addr);
+    const auto key = std::make_pair(r0, k0);
+    const auto cmem = stage_.tile(r0, k0, rows, cols, bytes);
+    const auto it = stage_.copied.find(key);
+    if (it != stage_.copied.end()) {
+      auto deps = free_slot;
+      deps.push_back(it->second);
+      const std::uint32_t id = b_.load(core_, bytes, std::move(deps), cmem, vmem_addr, 1);
+      stage_.readers[key].push_back(id);
+      return id;
+    }
+    const std::uint32_t id = b_.load(core_, bytes, free_slot, hbm_mem, vmem_addr);
+    copy_ = {true, key, id, bytes, cmem, vmem_addr};
+    return id;
+  }
+  void copy_a() {
+    if (!copy_.pending) return;
+    copy_.pending = false;
+    auto& deps = stage_.readers[copy_.key];  // the previous instance's loads of the region
+    deps.push_back(copy_.load);
+    const std::uint32_t id =
+        b_.store(core_, copy_.bytes, std::move(deps), copy_.cmem, copy_.vmem_addr, 1);
+    stage_.readers[copy_.key].clear();
+    stage_.copied[copy_.key] = id;
+    next_readers_.push_back(id);
   }
 
   /// Emits the pending output-tile store (it frees accumulator buffer `acc`).
@@ -128,14 +191,24 @@ class CoreGemm {
  private:
   ProgramBuilder& b_;
   std::int64_t core_;
-  std::vector<std::uint32_t> slot_readers_[2];  // matmuls that read each VMEM slot
-  std::uint32_t acc_store_[2] = {~0u, ~0u};     // store that frees each accumulator buffer
+  std::vector<std::uint32_t> slot_readers_[2];  // ops that read each VMEM slot
+  std::vector<std::uint32_t> next_readers_;     // readers of the slot being filled
+  struct Copy {
+    bool pending = false;
+    std::pair<std::int64_t, std::int64_t> key;
+    std::uint32_t load = 0;
+    std::uint64_t bytes = 0;
+    models::DmaDescriptor cmem;
+    std::uint64_t vmem_addr = 0;
+  } copy_;
+  std::uint32_t acc_store_[2] = {~0u, ~0u};  // store that frees each accumulator buffer
   models::SramLayout vmem_;
   std::size_t va_ = 0, vb_ = 0, vc_ = 0;
   std::vector<std::uint32_t> pending_deps_;
   std::uint64_t pending_bytes_ = 0, pending_sram_ = 0;
   models::DmaDescriptor pending_mem_;
   std::int64_t step_ = 0, tile_ = 0;
+  CmemStage& stage_;
 };
 
 }  // namespace
@@ -145,9 +218,14 @@ void append_gemm(ProgramBuilder& b, const Layer& layer, const GemmMapping& mp, s
   const auto eb = models::dtype_bytes(layer.dtype);
   const std::int64_t M = layer.rows(), N = layer.n, K = layer.k;
   const std::int64_t split = mp.split_n ? N : M;
+  CmemStage stage;
+  stage.k = traffic.resident ? 0 : mp.cmem_k;
+  stage.eb = eb;
+  stage.a_reuse = traffic.a_reuse;
   std::vector<CoreGemm> cores;
-  for (std::int64_t c = 0; c < mp.cores_used; ++c) cores.emplace_back(b, c, mp, eb);
+  for (std::int64_t c = 0; c < mp.cores_used; ++c) cores.emplace_back(b, c, mp, eb, stage);
   for (std::int64_t i = 0; i < count; ++i) {
+    stage.next_instance();
     // Each instance has its own operands in HBM.
     const HbmLayout hbm(b.reserve_hbm(0), M, N, K, eb);
     b.reserve_hbm(hbm.end - hbm.a);

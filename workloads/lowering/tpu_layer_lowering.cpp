@@ -287,7 +287,8 @@ LoweredLayer lower_layer(const models::TpuChipConfig& chip, const Layer& l,
     b.close_step(begin);
   }
   for (const auto& op : out.program.ops)
-    if (op.kind == OpKind::kLoad || op.kind == OpKind::kStore) out.planned_bytes += op.bytes;
+    if ((op.kind == OpKind::kLoad || op.kind == OpKind::kStore) && op.memory == 0)
+      out.planned_bytes += op.bytes;
   out.tile = tiles.size() == 1 ? tiles[0] : fmt::format("{}", fmt::join(tiles, " | "));
   out.bounds = layer_bounds(chip, l, impl, resident);
   return out;

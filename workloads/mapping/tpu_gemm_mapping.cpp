@@ -28,7 +28,21 @@ std::uint64_t footprint(const models::TpuChipConfig&, std::int64_t tm, std::int6
 }  // namespace
 
 std::string GemmMapping::tile_text() const {
-  return fmt::format("{}x{}x{}{}", tm, tn, tk, mxu_split_m ? "/m" : "");
+  std::string stage;
+  if (cmem_k > 0 && cmem_k < depth)
+    stage = fmt::format(" A[:{}]@cmem", cmem_k);
+  else if (cmem_k > 0)
+    stage = " A@cmem";
+  return fmt::format("{}x{}x{}{}{}", tm, tn, tk, mxu_split_m ? "/m" : "", stage);
+}
+
+std::int64_t cmem_staged_k(const models::TpuChipConfig& chip, std::int64_t M, std::int64_t K,
+                           std::int64_t tk, std::uint64_t element_bytes, double a_reuse) {
+  // A's staged columns sit row-major in CMEM: M x k elements, divided by the im2col reuse.
+  const double per_column = static_cast<double>(M) * static_cast<double>(element_bytes) / a_reuse;
+  const double fit = std::floor(static_cast<double>(chip.cmem.capacity.value()) / per_column);
+  if (fit >= static_cast<double>(K)) return K;
+  return static_cast<std::int64_t>(fit) / tk * tk;
 }
 
 GemmBounds gemm_bounds(const models::TpuChipConfig& chip, const Layer& l) {
@@ -58,6 +72,7 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
 
   GemmMapping best;
   best.rows = M;
+  best.depth = K;
   best.bounds = gemm_bounds(chip, l);
   // Split the larger of M and N over the cores.
   best.split_n = N >= M;
@@ -89,6 +104,7 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
   const std::uint64_t vmem = chip.vmem.capacity.value() / (traffic.resident ? 2 : 1);
   // The MXUs of a core read their operands through one VMEM port (vmem.bandwidth).
   const double vmem_bytes_per_cycle = chip.vmem.bandwidth.value() / chip.clock.value();
+  const double cmem_bytes_per_cycle = chip.cmem.bandwidth.value() / chip.clock.value();
   const auto accumulators = static_cast<std::uint64_t>(chip.mxu.accumulators);
   double best_cost = INFINITY;
   std::uint64_t smallest = ~0ull, smallest_acc = ~0ull;
@@ -121,33 +137,59 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
           const double compute = static_cast<double>(mt * nt * kt) *
                                      std::max(static_cast<double>(step.occupancy.value()), feed) +
                                  static_cast<double>(step.latency.value() + step.load.value());
-          // HBM traffic, exactly as the lowering moves it: each core reads its A rows once per
-          // n tile and its B columns once per m tile, and writes its part of C once.
-          double bytes = 0;
+          // Staging A in CMEM pays when A is read more than once: by several n tiles or, when
+          // the cores split N, by several cores.
+          std::int64_t passes = 0;  // A passes over the staged rows, all cores together
           for (std::int64_t c = 0; c < best.cores_used; ++c) {
             const std::int64_t ext = std::min(best.core_extent, split - c * best.core_extent);
-            const std::int64_t cm = best.split_n ? M : ext, cn = best.split_n ? ext : N;
-            const double a = traffic.resident
-                                 ? 0.0
-                                 : static_cast<double>(cm * K * ceil_div(cn, tn)) / traffic.a_reuse;
-            const double c_out = traffic.resident ? 0.0 : static_cast<double>(cm * cn);
-            bytes += a + static_cast<double>(K * cn * ceil_div(cm, tm)) + c_out;
+            passes += best.split_n ? ceil_div(ext, tn) : (c == 0 ? nt : 0);
           }
-          bytes *= eb;
-          const double hbm = bytes / bytes_per_cycle;
-          // Per-step overhead (DMA issue, exposed latency at tile boundaries) favours big tiles;
-          // among tilings of the same time, the one moving fewer HBM bytes wins (2% tie-break).
-          const double cost =
-              std::max(compute, hbm) + 64.0 * static_cast<double>(mt * nt * kt) + 0.02 * hbm;
-          if (cost < best_cost) {
-            best_cost = cost;
-            best.tm = tm;
-            best.tn = tn;
-            best.tk = tk;
-            best.vmem_bytes = fp;
-            best.estimated_cycles = std::max(compute, hbm);
-            best.bounds.planned_bytes = static_cast<std::uint64_t>(bytes);
-            best.mxu_split_m = by_m;
+          const std::int64_t staged_k = traffic.resident || passes < 2
+                                            ? 0
+                                            : cmem_staged_k(chip, M, K, tk, eb, traffic.a_reuse);
+          double unstaged_bytes = 0;
+          for (int option = 0; option < (staged_k > 0 ? 2 : 1); ++option) {
+            const std::int64_t ks = option == 0 ? 0 : staged_k;
+            // HBM traffic, exactly as the lowering moves it: each core reads its A rows once per
+            // n tile (the staged columns once in all) and its B columns once per m tile, and
+            // writes its part of C once.
+            double bytes = static_cast<double>(M * ks) / traffic.a_reuse;
+            for (std::int64_t c = 0; c < best.cores_used; ++c) {
+              const std::int64_t ext = std::min(best.core_extent, split - c * best.core_extent);
+              const std::int64_t cm = best.split_n ? M : ext, cn = best.split_n ? ext : N;
+              const double a =
+                  traffic.resident
+                      ? 0.0
+                      : static_cast<double>(cm * (K - ks) * ceil_div(cn, tn)) / traffic.a_reuse;
+              const double c_out = traffic.resident ? 0.0 : static_cast<double>(cm * cn);
+              bytes += a + static_cast<double>(K * cn * ceil_div(cm, tm)) + c_out;
+            }
+            bytes *= eb;
+            // The copies to CMEM cost DMA work: stage only when it saves 5% of the HBM bytes.
+            if (option == 0) unstaged_bytes = bytes;
+            if (option == 1 && bytes > 0.95 * unstaged_bytes) continue;
+            // CMEM: the staged part written once and read by every later pass.
+            const double cmem_bytes =
+                static_cast<double>(M * ks) / traffic.a_reuse * static_cast<double>(passes) * eb;
+            const double hbm = bytes / bytes_per_cycle;
+            const double cmem = cmem_bytes / cmem_bytes_per_cycle;
+            // Per-step overhead (DMA issue, exposed latency at tile boundaries) favours big
+            // tiles; among tilings of about the same time, the one moving fewer HBM bytes wins
+            // (a 5% tie-break).
+            const double time = std::max({compute, hbm, cmem});
+            const double cost = time + 64.0 * static_cast<double>(mt * nt * kt) + 0.05 * hbm;
+            if (cost < best_cost) {
+              best_cost = cost;
+              best.tm = tm;
+              best.tn = tn;
+              best.tk = tk;
+              best.vmem_bytes = fp;
+              best.estimated_cycles = time;
+              best.bounds.planned_bytes = static_cast<std::uint64_t>(bytes);
+              best.mxu_split_m = by_m;
+              best.cmem_k = ks;
+              best.cmem_bytes = static_cast<std::uint64_t>(cmem_bytes);
+            }
           }
         }
       }

@@ -1,8 +1,9 @@
 #pragma once
 // How a GEMM maps onto a TPU chip: the work split over TensorCores and MXUs, the VMEM tile
 // sizes (double-buffered operands, double-buffered fp32 output tile), the loop order
-// (n outer, m, k inner: the output tile stays in VMEM while k advances), and the analytical
-// bounds of that mapping. Tiles are chosen by searching candidates with the analytical model.
+// (n outer, m, k inner: the output tile stays in VMEM while k advances), whether the A operand
+// (re-read once per n tile) is staged in CMEM, and the analytical bounds of that mapping.
+// Tilings are chosen by searching candidates with the analytical model.
 
 #include <cstdint>
 #include <string>
@@ -24,28 +25,41 @@ struct GemmBounds {
 };
 
 struct GemmMapping {
-  std::int64_t rows = 0;  ///< GEMM M (batch folded in)
-  bool split_n = true;    ///< cores split N (else M)
+  std::int64_t rows = 0;   ///< GEMM M (batch folded in)
+  std::int64_t depth = 0;  ///< GEMM K
+  bool split_n = true;     ///< cores split N (else M)
   std::int64_t cores_used = 0;
   std::int64_t core_extent = 0;  ///< extent of the split dimension per core (last may be less)
   std::int64_t tm = 0, tn = 0, tk = 0;  ///< VMEM tile per core
   bool mxu_split_m = false;             ///< MXUs take row slices of tm (else column slices of tn)
-  std::uint64_t vmem_bytes = 0;         ///< VMEM footprint of the tiling
-  double estimated_cycles = 0;          ///< analytical estimate used to pick it
+  /// A's columns [0, cmem_k) are staged in CMEM: the first pass over an A tile loads it from
+  /// HBM and copies it to CMEM, later passes (other n tiles, other cores) load it from CMEM.
+  /// 0: nothing staged. A multiple of tk, or K.
+  std::int64_t cmem_k = 0;
+  std::uint64_t cmem_bytes = 0;  ///< planned CMEM traffic (staging writes + re-reads)
+  std::uint64_t vmem_bytes = 0;  ///< VMEM footprint of the tiling
+  double estimated_cycles = 0;   ///< analytical estimate used to pick it
   GemmBounds bounds;
-  std::string tile_text() const;  ///< "2048x512x512" ("/m" when the MXUs split rows)
+  /// "2048x512x512" ("/m" when the MXUs split rows; " A@cmem" when A is staged in CMEM,
+  /// " A[:k]@cmem" when only its first k columns fit)
+  std::string tile_text() const;
 };
 
-/// Picks the tiling; throws WorkloadError naming the layer and sizes when nothing fits VMEM or
-/// the MXU accumulators (2 x output tile rows per MXU, MxuConfig::accumulators).
 /// Where a GEMM's activations (A in, C out) live and how often A elements are re-fetched.
 struct GemmTraffic {
   double a_reuse = 1;     ///< HBM bytes of A tiles are divided by this (implicit im2col)
   bool resident = false;  ///< A and C stay in on-chip memory (half of VMEM): only B moves
 };
 
+/// Picks the tiling; throws WorkloadError naming the layer and sizes when nothing fits VMEM or
+/// the MXU accumulators (2 x output tile rows per MXU, MxuConfig::accumulators).
 GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& layer,
                      const GemmTraffic& traffic = {});
+
+/// How many leading columns of A (a multiple of `tk`, or K) fit the chip's CMEM when all M
+/// rows are staged: 0 when CMEM cannot take one column tile.
+std::int64_t cmem_staged_k(const models::TpuChipConfig& chip, std::int64_t M, std::int64_t K,
+                           std::int64_t tk, std::uint64_t element_bytes, double a_reuse);
 
 /// The bounds of a layer on a chip, independent of the tiling (planned_bytes left 0).
 GemmBounds gemm_bounds(const models::TpuChipConfig& chip, const Layer& layer);
