@@ -42,28 +42,53 @@ struct HbmLayout {
   }
 };
 
-/// A's columns [0, k) staged in CMEM, row-major (M x k, divided by the im2col reuse) from
-/// address 0, shared by the cores: the first pass over a tile (any core) copies it there, every
-/// later pass loads it from there. Instances of the GEMM reuse the region, so a copy waits for
-/// the previous instance's loads of the same tile.
+/// The GEMM's use of CMEM, shared by the cores. A's staged columns sit row-major (M x k,
+/// divided by the im2col reuse) from address 0: the first pass over a tile (any core) copies it
+/// there, every later pass loads it from there. With K in chunks, the region holds the current
+/// chunk's columns and the fp32 partial sums of C (M x N, row-major) follow it. Every CMEM access
+/// is ordered by its place: a load after the last store there, a store after the loads since.
 struct CmemStage {
-  std::int64_t k = 0;
-  std::uint64_t eb = 0;
+  std::int64_t k = 0;    // staged columns (per chunk when chunked)
+  bool chunked = false;  // K runs in chunks of k; C's partial sums wait in CMEM between chunks
+  std::int64_t N = 0;
+  std::uint64_t eb = 0, partials = 0;  // element bytes; base of the partial sums
   double a_reuse = 1;
   std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> copied;  // (m0, k0) -> store
-  std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::uint32_t>> readers;
+  std::map<std::uint64_t, std::uint32_t> last_store;                      // by address
+  std::map<std::uint64_t, std::vector<std::uint32_t>> readers;            // loads since
 
-  bool staged(std::int64_t k0) const { return k0 < k; }
-  /// The tile's place in CMEM (rows x cols at (r0, k0) of the staged M x k matrix).
-  models::DmaDescriptor tile(std::int64_t r0, std::int64_t k0, std::int64_t rows, std::int64_t cols,
-                             std::uint64_t bytes) const {
+  bool staged(std::int64_t k0) const { return chunked || k0 < k; }
+  /// The A tile's place (rows x cols at (r0, k0) of A, k0 within the staged columns).
+  models::DmaDescriptor a_tile(std::int64_t r0, std::int64_t k0, std::int64_t rows,
+                               std::int64_t cols, std::uint64_t bytes) const {
     const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+    const std::int64_t kl = chunked ? k0 % k : k0;
     if (a_reuse > 1) {  // implicit im2col: the tile's input footprint, contiguous
-      const auto at = static_cast<double>(u(r0 * k + k0) * eb) / a_reuse;
+      const auto at = static_cast<double>(u(r0 * k + kl) * eb) / a_reuse;
       return models::DmaDescriptor::linear(static_cast<std::uint64_t>(at), bytes);
     }
-    return models::DmaDescriptor::strided(u(r0 * k + k0) * eb, u(rows), u(cols) * eb, u(k) * eb);
+    return models::DmaDescriptor::strided(u(r0 * k + kl) * eb, u(rows), u(cols) * eb, u(k) * eb);
   }
+  /// The place of the fp32 partial sums of the output tile at (r0, n0).
+  models::DmaDescriptor partial_tile(std::int64_t r0, std::int64_t n0, std::int64_t rows,
+                                     std::int64_t cols) const {
+    const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+    return models::DmaDescriptor::strided(partials + u(r0 * N + n0) * 4, u(rows), u(cols) * 4,
+                                          u(N) * 4);
+  }
+  /// A load from `at`: depends on the store that wrote it.
+  void add_load_deps(std::uint64_t at, std::vector<std::uint32_t>& deps) const {
+    const auto it = last_store.find(at);
+    if (it != last_store.end()) deps.push_back(it->second);
+  }
+  void loaded(std::uint64_t at, std::uint32_t id) { readers[at].push_back(id); }
+  /// A store to `at`: depends on the loads since the last store there.
+  void add_store_deps(std::uint64_t at, std::vector<std::uint32_t>& deps) {
+    auto& r = readers[at];
+    deps.insert(deps.end(), r.begin(), r.end());
+    r.clear();
+  }
+  void stored(std::uint64_t at, std::uint32_t id) { last_store[at] = id; }
   void next_instance() { copied.clear(); }
 };
 
@@ -80,9 +105,12 @@ class CoreGemm {
     vc_ = vmem_.add("C", u(mp.tm * mp.tn) * 4, 2);
   }
 
+  /// This core's output block (m_ext x n_ext at (m0, n0)) over A's columns [k_begin, k_end):
+  /// all of K, or one chunk of it (partial sums from and to CMEM).
   void lower(std::int64_t m0, std::int64_t m_ext, std::int64_t n0, std::int64_t n_ext,
-             std::int64_t K, const GemmMapping& mp, std::uint64_t eb, const GemmTraffic& tr,
-             const HbmLayout& hbm) {
+             std::int64_t k_begin, std::int64_t k_end, const GemmMapping& mp, std::uint64_t eb,
+             const GemmTraffic& tr, const HbmLayout& hbm) {
+    const bool first = k_begin == 0, last = k_end == hbm.K;
     const std::int64_t P = b_.chip().mxus_per_core;
     for (std::int64_t nt = 0; nt < n_ext; nt += mp.tn) {
       const std::int64_t tn = std::min(mp.tn, n_ext - nt);
@@ -90,8 +118,10 @@ class CoreGemm {
         const std::int64_t tm = std::min(mp.tm, m_ext - mt);
         const int acc = static_cast<int>(tile_ % 2);
         std::vector<std::uint32_t> last_step;
-        for (std::int64_t kt = 0; kt < K; kt += mp.tk, ++step_) {
-          const std::int64_t tk = std::min(mp.tk, K - kt);
+        std::uint32_t partial = ~0u;  // the load of this tile's partial sums
+        const auto partial_place = stage_.partial_tile(m0 + mt, n0 + nt, tm, tn);
+        for (std::int64_t kt = k_begin; kt < k_end; kt += mp.tk, ++step_) {
+          const std::int64_t tk = std::min(mp.tk, k_end - kt);
           const int slot = static_cast<int>(step_ % 2);
           const auto free_slot = slot_readers_[slot];
           const auto a_bytes = static_cast<std::uint64_t>(
@@ -110,6 +140,14 @@ class CoreGemm {
           // The previous tile's store goes after this step's prefetch, so an in-order DMA
           // queue never holds the prefetch back behind a store that waits for the MXUs.
           flush(1 - acc);
+          if (kt == k_begin && !first) {  // the partial sums so far, into the free accumulator
+            std::vector<std::uint32_t> deps;
+            if (acc_store_[acc] != ~0u) deps.push_back(acc_store_[acc]);
+            stage_.add_load_deps(partial_place.addr, deps);
+            partial = b_.load(core_, static_cast<std::uint64_t>(tm * tn) * 4, std::move(deps),
+                              partial_place, vmem_.slot(vc_, acc), 1);
+            stage_.loaded(partial_place.addr, partial);
+          }
           last_step.clear();
           const std::int64_t sm = mp.mxu_split_m ? ceil_div(tm, P) : tm;
           const std::int64_t sn = mp.mxu_split_m ? tn : ceil_div(tn, P);
@@ -129,7 +167,8 @@ class CoreGemm {
             mm.bytes = static_cast<std::uint64_t>(m_j * tk + tk * n_j) * eb;
             mm.deps = {bt};
             if (a != ~0u) mm.deps.push_back(a);
-            if (kt == 0 && acc_store_[acc] != ~0u) mm.deps.push_back(acc_store_[acc]);
+            if (kt == k_begin && acc_store_[acc] != ~0u) mm.deps.push_back(acc_store_[acc]);
+            if (kt == k_begin && partial != ~0u) mm.deps.push_back(partial);
             const std::uint32_t id = b_.emit(std::move(mm));
             next_readers_.push_back(id);
             last_step.push_back(id);
@@ -137,10 +176,18 @@ class CoreGemm {
           slot_readers_[slot] = std::move(next_readers_);
           next_readers_.clear();
         }
-        pending_bytes_ = static_cast<std::uint64_t>(tm * tn) * eb;
-        pending_mem_ = hbm.tile(hbm.c, hbm.N, m0 + mt, n0 + nt, tm, tn);
         pending_sram_ = vmem_.slot(vc_, acc);
-        if (!tr.resident) pending_deps_ = std::move(last_step);  // resident C stays on chip
+        if (!last) {  // fp32 partial sums to CMEM
+          pending_bytes_ = static_cast<std::uint64_t>(tm * tn) * 4;
+          pending_mem_ = partial_place;
+          pending_memory_ = 1;
+          pending_deps_ = std::move(last_step);
+        } else if (!tr.resident) {  // resident C stays on chip
+          pending_bytes_ = static_cast<std::uint64_t>(tm * tn) * eb;
+          pending_mem_ = hbm.tile(hbm.c, hbm.N, m0 + mt, n0 + nt, tm, tn);
+          pending_memory_ = 0;
+          pending_deps_ = std::move(last_step);
+        }
         ++tile_;
       }
     }
@@ -154,13 +201,12 @@ class CoreGemm {
                        const models::DmaDescriptor& hbm_mem, std::uint64_t vmem_addr) {
     if (!stage_.staged(k0)) return b_.load(core_, bytes, free_slot, hbm_mem, vmem_addr);
     const auto key = std::make_pair(r0, k0);
-    const auto cmem = stage_.tile(r0, k0, rows, cols, bytes);
-    const auto it = stage_.copied.find(key);
-    if (it != stage_.copied.end()) {
+    const auto cmem = stage_.a_tile(r0, k0, rows, cols, bytes);
+    if (stage_.copied.count(key)) {
       auto deps = free_slot;
-      deps.push_back(it->second);
+      stage_.add_load_deps(cmem.addr, deps);
       const std::uint32_t id = b_.load(core_, bytes, std::move(deps), cmem, vmem_addr, 1);
-      stage_.readers[key].push_back(id);
+      stage_.loaded(cmem.addr, id);
       return id;
     }
     const std::uint32_t id = b_.load(core_, bytes, free_slot, hbm_mem, vmem_addr);
@@ -170,11 +216,11 @@ class CoreGemm {
   void copy_a() {
     if (!copy_.pending) return;
     copy_.pending = false;
-    auto& deps = stage_.readers[copy_.key];  // the previous instance's loads of the region
-    deps.push_back(copy_.load);
+    std::vector<std::uint32_t> deps = {copy_.load};
+    stage_.add_store_deps(copy_.cmem.addr, deps);  // an earlier chunk's or instance's loads
     const std::uint32_t id =
         b_.store(core_, copy_.bytes, std::move(deps), copy_.cmem, copy_.vmem_addr, 1);
-    stage_.readers[copy_.key].clear();
+    stage_.stored(copy_.cmem.addr, id);
     stage_.copied[copy_.key] = id;
     next_readers_.push_back(id);
   }
@@ -182,8 +228,10 @@ class CoreGemm {
   /// Emits the pending output-tile store (it frees accumulator buffer `acc`).
   void flush(int acc) {
     if (pending_deps_.empty()) return;
-    acc_store_[acc] =
-        b_.store(core_, pending_bytes_, std::move(pending_deps_), pending_mem_, pending_sram_);
+    if (pending_memory_ == 1) stage_.add_store_deps(pending_mem_.addr, pending_deps_);
+    acc_store_[acc] = b_.store(core_, pending_bytes_, std::move(pending_deps_), pending_mem_,
+                               pending_sram_, pending_memory_);
+    if (pending_memory_ == 1) stage_.stored(pending_mem_.addr, acc_store_[acc]);
     pending_deps_.clear();
   }
   void finish() { flush(static_cast<int>((tile_ + 1) % 2)); }
@@ -206,6 +254,7 @@ class CoreGemm {
   std::size_t va_ = 0, vb_ = 0, vc_ = 0;
   std::vector<std::uint32_t> pending_deps_;
   std::uint64_t pending_bytes_ = 0, pending_sram_ = 0;
+  std::uint8_t pending_memory_ = 0;
   models::DmaDescriptor pending_mem_;
   std::int64_t step_ = 0, tile_ = 0;
   CmemStage& stage_;
@@ -220,8 +269,12 @@ void append_gemm(ProgramBuilder& b, const Layer& layer, const GemmMapping& mp, s
   const std::int64_t split = mp.split_n ? N : M;
   CmemStage stage;
   stage.k = traffic.resident ? 0 : mp.cmem_k;
+  stage.chunked = stage.k > 0 && mp.k_chunked;
+  stage.N = N;
   stage.eb = eb;
   stage.a_reuse = traffic.a_reuse;
+  stage.partials = cmem_partials_base(M, stage.k, eb, traffic.a_reuse);
+  const std::int64_t chunk = stage.chunked ? stage.k : K;
   std::vector<CoreGemm> cores;
   for (std::int64_t c = 0; c < mp.cores_used; ++c) cores.emplace_back(b, c, mp, eb, stage);
   for (std::int64_t i = 0; i < count; ++i) {
@@ -229,14 +282,20 @@ void append_gemm(ProgramBuilder& b, const Layer& layer, const GemmMapping& mp, s
     // Each instance has its own operands in HBM.
     const HbmLayout hbm(b.reserve_hbm(0), M, N, K, eb);
     b.reserve_hbm(hbm.end - hbm.a);
-    for (std::int64_t c = 0; c < mp.cores_used; ++c) {
-      const std::int64_t s0 = c * mp.core_extent;
-      const std::int64_t ext = std::min(mp.core_extent, split - s0);
-      if (ext <= 0) break;
-      if (mp.split_n)
-        cores[static_cast<size_t>(c)].lower(0, M, s0, ext, K, mp, eb, traffic, hbm);
-      else
-        cores[static_cast<size_t>(c)].lower(s0, ext, 0, N, K, mp, eb, traffic, hbm);
+    // Chunk by chunk, each core in turn: a chunk's copies wait for the previous chunk's
+    // loads of the same CMEM place, by any core, which must come first in the program.
+    for (std::int64_t k0 = 0; k0 < K; k0 += chunk) {
+      const std::int64_t k1 = std::min(K, k0 + chunk);
+      for (std::int64_t c = 0; c < mp.cores_used; ++c) {
+        const std::int64_t s0 = c * mp.core_extent;
+        const std::int64_t ext = std::min(mp.core_extent, split - s0);
+        if (ext <= 0) break;
+        auto& core = cores[static_cast<size_t>(c)];
+        if (mp.split_n)
+          core.lower(0, M, s0, ext, k0, k1, mp, eb, traffic, hbm);
+        else
+          core.lower(s0, ext, 0, N, k0, k1, mp, eb, traffic, hbm);
+      }
     }
   }
   for (auto& c : cores) c.finish();

@@ -29,7 +29,9 @@ std::uint64_t footprint(const models::TpuChipConfig&, std::int64_t tm, std::int6
 
 std::string GemmMapping::tile_text() const {
   std::string stage;
-  if (cmem_k > 0 && cmem_k < depth)
+  if (cmem_k > 0 && k_chunked)
+    stage = fmt::format(" A@cmem k/{}", ceil_div(depth, cmem_k));
+  else if (cmem_k > 0 && cmem_k < depth)
     stage = fmt::format(" A[:{}]@cmem", cmem_k);
   else if (cmem_k > 0)
     stage = " A@cmem";
@@ -43,6 +45,26 @@ std::int64_t cmem_staged_k(const models::TpuChipConfig& chip, std::int64_t M, st
   const double fit = std::floor(static_cast<double>(chip.cmem.capacity.value()) / per_column);
   if (fit >= static_cast<double>(K)) return K;
   return static_cast<std::int64_t>(fit) / tk * tk;
+}
+
+std::uint64_t cmem_partials_base(std::int64_t M, std::int64_t k, std::uint64_t element_bytes,
+                                 double a_reuse) {
+  const double a = std::ceil(static_cast<double>(M) * static_cast<double>(k) *
+                             static_cast<double>(element_bytes) / a_reuse);
+  return (static_cast<std::uint64_t>(a) + 4095) / 4096 * 4096;
+}
+
+std::int64_t cmem_chunk_k(const models::TpuChipConfig& chip, std::int64_t M, std::int64_t N,
+                          std::int64_t K, std::int64_t tk, std::uint64_t element_bytes,
+                          double a_reuse) {
+  const std::uint64_t cap = chip.cmem.capacity.value();
+  const auto partials = static_cast<std::uint64_t>(M) * static_cast<std::uint64_t>(N) * kAccBytes;
+  std::int64_t best = 0;
+  for (std::int64_t k = tk; k < K; k += tk) {
+    if (cmem_partials_base(M, k, element_bytes, a_reuse) + partials > cap) break;
+    best = k;
+  }
+  return best;
 }
 
 GemmBounds gemm_bounds(const models::TpuChipConfig& chip, const Layer& l) {
@@ -144,12 +166,16 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
             const std::int64_t ext = std::min(best.core_extent, split - c * best.core_extent);
             passes += best.split_n ? ceil_div(ext, tn) : (c == 0 ? nt : 0);
           }
-          const std::int64_t staged_k = traffic.resident || passes < 2
-                                            ? 0
-                                            : cmem_staged_k(chip, M, K, tk, eb, traffic.a_reuse);
+          const bool stage = !traffic.resident && passes >= 2;
+          const std::int64_t staged_k =
+              stage ? cmem_staged_k(chip, M, K, tk, eb, traffic.a_reuse) : 0;
+          const std::int64_t chunk_k =
+              stage && staged_k < K ? cmem_chunk_k(chip, M, N, K, tk, eb, traffic.a_reuse) : 0;
           double unstaged_bytes = 0;
-          for (int option = 0; option < (staged_k > 0 ? 2 : 1); ++option) {
-            const std::int64_t ks = option == 0 ? 0 : staged_k;
+          for (int option = 0; option < 3; ++option) {  // none, staged columns, K in chunks
+            if ((option == 1 && staged_k == 0) || (option == 2 && chunk_k == 0)) continue;
+            const bool chunked = option == 2;
+            const std::int64_t ks = option == 0 ? 0 : chunked ? K : staged_k;
             // HBM traffic, exactly as the lowering moves it: each core reads its A rows once per
             // n tile (the staged columns once in all) and its B columns once per m tile, and
             // writes its part of C once.
@@ -167,10 +193,14 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
             bytes *= eb;
             // The copies to CMEM cost DMA work: stage only when it saves 5% of the HBM bytes.
             if (option == 0) unstaged_bytes = bytes;
-            if (option == 1 && bytes > 0.95 * unstaged_bytes) continue;
-            // CMEM: the staged part written once and read by every later pass.
-            const double cmem_bytes =
+            if (option > 0 && bytes > 0.95 * unstaged_bytes) continue;
+            // CMEM: the staged part written once and read by every later pass; with K in
+            // chunks, C's fp32 partial sums stored and loaded back between chunks.
+            double cmem_bytes =
                 static_cast<double>(M * ks) / traffic.a_reuse * static_cast<double>(passes) * eb;
+            if (chunked)
+              cmem_bytes += 2.0 * static_cast<double>(ceil_div(K, chunk_k) - 1) *
+                            static_cast<double>(M * N) * kAccBytes;
             const double hbm = bytes / bytes_per_cycle;
             const double cmem = cmem_bytes / cmem_bytes_per_cycle;
             // Per-step overhead (DMA issue, exposed latency at tile boundaries) favours big
@@ -187,7 +217,8 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
               best.estimated_cycles = time;
               best.bounds.planned_bytes = static_cast<std::uint64_t>(bytes);
               best.mxu_split_m = by_m;
-              best.cmem_k = ks;
+              best.cmem_k = chunked ? chunk_k : ks;
+              best.k_chunked = chunked;
               best.cmem_bytes = static_cast<std::uint64_t>(cmem_bytes);
             }
           }

@@ -36,12 +36,15 @@ struct GemmMapping {
   /// HBM and copies it to CMEM, later passes (other n tiles, other cores) load it from CMEM.
   /// 0: nothing staged. A multiple of tk, or K.
   std::int64_t cmem_k = 0;
+  /// A does not fit CMEM: K runs in chunks of cmem_k columns (each staged in turn) and the
+  /// output tiles' fp32 partial sums wait in CMEM between chunks, so A and B still move once.
+  bool k_chunked = false;
   std::uint64_t cmem_bytes = 0;  ///< planned CMEM traffic (staging writes + re-reads)
   std::uint64_t vmem_bytes = 0;  ///< VMEM footprint of the tiling
   double estimated_cycles = 0;   ///< analytical estimate used to pick it
   GemmBounds bounds;
   /// "2048x512x512" ("/m" when the MXUs split rows; " A@cmem" when A is staged in CMEM,
-  /// " A[:k]@cmem" when only its first k columns fit)
+  /// " A[:k]@cmem" when only its first k columns are, " A@cmem k/6" when K runs in 6 chunks)
   std::string tile_text() const;
 };
 
@@ -60,6 +63,16 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& layer,
 /// rows are staged: 0 when CMEM cannot take one column tile.
 std::int64_t cmem_staged_k(const models::TpuChipConfig& chip, std::int64_t M, std::int64_t K,
                            std::int64_t tk, std::uint64_t element_bytes, double a_reuse);
+
+/// Where the fp32 partial sums of C start in CMEM: after `k` staged columns of all M rows.
+std::uint64_t cmem_partials_base(std::int64_t M, std::int64_t k, std::uint64_t element_bytes,
+                                 double a_reuse);
+
+/// The widest chunk of K (a multiple of `tk` below K) whose staged columns and C's partial sums
+/// (M x N fp32) fit the chip's CMEM together: 0 when none does.
+std::int64_t cmem_chunk_k(const models::TpuChipConfig& chip, std::int64_t M, std::int64_t N,
+                          std::int64_t K, std::int64_t tk, std::uint64_t element_bytes,
+                          double a_reuse);
 
 /// The bounds of a layer on a chip, independent of the tiling (planned_bytes left 0).
 GemmBounds gemm_bounds(const models::TpuChipConfig& chip, const Layer& layer);

@@ -62,12 +62,16 @@ Traffic check_cmem_order(const models::Program& prog, std::uint64_t cmem_capacit
       for (const auto r : loads_since[op.mem.addr]) CHECK(deps.count(r) == 1);
       loads_since[op.mem.addr].clear();
       last_store[op.mem.addr] = i;
-      // The copy is of a tile just loaded from HBM into the slot it reads.
-      bool from_hbm = false;
-      for (const auto d : op.deps)
-        from_hbm |= prog.ops[d].kind == models::OpKind::kLoad && prog.ops[d].memory == 0 &&
-                    prog.ops[d].sram_addr == op.sram_addr && prog.ops[d].bytes == op.bytes;
-      CHECK(from_hbm);
+      // A copy of an A tile just loaded from HBM into the slot it reads, or a tile's partial
+      // sums after the matmuls that produced them.
+      bool from_hbm = false, from_mxu = false;
+      for (const auto d : op.deps) {
+        const auto& p = prog.ops[d];
+        from_hbm |= p.kind == models::OpKind::kLoad && p.memory == 0 &&
+                    p.sram_addr == op.sram_addr && p.bytes == op.bytes;
+        from_mxu |= p.kind == models::OpKind::kMatmul;
+      }
+      CHECK((from_hbm || from_mxu));
     }
   }
   return t;
@@ -90,24 +94,38 @@ TEST_CASE("GPT-3 projections stage A in CMEM and read every operand from HBM onc
   CHECK(t.hbm_stored == M * N * 2);
   CHECK(t.cmem_stored == M * K * 2);  // each A element copied once
   CHECK(t.cmem_loaded + t.cmem_stored == mp.cmem_bytes);
+  // mlp_down: A (2048 x 49152, 192 MiB) does not fit, C's partial sums (96 MiB) do: K runs in
+  // chunks and every operand still moves once.
+  const auto down = gemm(2048, 12288, 4 * 12288);
+  const auto mpd = workloads::map_gemm(chip, down);
+  INFO(mpd.tile_text());
+  CHECK(mpd.k_chunked);
+  CHECK(mpd.bounds.planned_bytes == mpd.bounds.compulsory_bytes);
   // A decode GEMM re-reads almost nothing: staging would only add copies.
   CHECK(workloads::map_gemm(chip, gemm(8, 8192, 8192)).cmem_k == 0);
 }
 
 TEST_CASE("random GEMMs: staged programs keep CMEM reads after their copies", "[unit][mapping]") {
   std::mt19937_64 rng(77);
-  std::uniform_int_distribution<int> dim(1, 2500), pick(0, 2), count(1, 3);
+  std::uniform_int_distribution<int> dim(1, 2500), pick(0, 3), count(1, 3);
   // Small VMEMs force many n tiles (A re-read); small CMEMs force partial staging.
   const char* chips[] = {"chip: {vmem: {capacity: 1MiB}, cmem: {capacity: 2MiB}}",
                          "chip: {tensor_cores: 1, mxus_per_core: 2, mxu: {rows: 32, cols: 16}, "
                          "vmem: {capacity: 128KiB}, cmem: {capacity: 512KiB}, dma: {engines: 3}}",
                          "chip: {tensor_cores: 3, mxus_per_core: 1, mxu: {rows: 8, cols: 8}, "
-                         "vmem: {capacity: 64KiB}, cmem: {capacity: 96KiB}}"};
-  int staged = 0, partial = 0, split_m = 0;
-  for (int i = 0; i < 150; ++i) {
+                         "vmem: {capacity: 64KiB}, cmem: {capacity: 96KiB}}",
+                         // Room for C's partial sums but not all of A: K runs in chunks.
+                         "chip: {vmem: {capacity: 1MiB}, cmem: {capacity: 2MiB}}"};
+  int staged = 0, partial = 0, split_m = 0, chunked = 0;
+  for (int i = 0; i < 200; ++i) {
     const int c = pick(rng);
     const auto chip = chip_with(chips[c]);
-    const auto l = gemm(dim(rng), dim(rng), dim(rng));
+    // On the last chip, few rows and wide outputs (C's partial sums fit, A is re-read) and a
+    // deep K (A does not fit).
+    const bool deep = c == 3;
+    const int dm = deep ? 64 + dim(rng) / 13 : dim(rng), dn = deep ? 1000 + dim(rng) / 5 : dim(rng),
+              dk = deep ? 3000 + 2 * dim(rng) : dim(rng);
+    const auto l = gemm(dm, std::max(dn, 1), dk);
     INFO("case " << i << ": chip " << c << ", " << l.shape());
     const auto mp = workloads::map_gemm(chip, l);
     INFO("tile " << mp.tile_text());
@@ -119,15 +137,18 @@ TEST_CASE("random GEMMs: staged programs keep CMEM reads after their copies", "[
       for (auto d : prog.ops[j].deps) REQUIRE(d < j);
     const auto t = check_cmem_order(prog, chip.cmem.capacity.value());
     const auto M = static_cast<std::uint64_t>(l.m), N = static_cast<std::uint64_t>(l.n),
-               ks = static_cast<std::uint64_t>(mp.cmem_k);
+               ks = static_cast<std::uint64_t>(mp.k_chunked ? l.k : mp.cmem_k);
+    const std::uint64_t chunks =
+        mp.k_chunked ? static_cast<std::uint64_t>((l.k + mp.cmem_k - 1) / mp.cmem_k) : 1;
     const auto reps = static_cast<std::uint64_t>(n);
     CHECK(t.hbm_loaded + t.hbm_stored == mp.bounds.planned_bytes * reps);
     CHECK(t.hbm_stored == M * N * 2 * reps);
-    CHECK(t.cmem_stored == M * ks * 2 * reps);
+    CHECK(t.cmem_stored == (M * ks * 2 + (chunks - 1) * M * N * 4) * reps);
     CHECK(t.cmem_loaded + t.cmem_stored == mp.cmem_bytes * reps);
     if (mp.cmem_k > 0) {
       ++staged;
-      partial += mp.cmem_k < l.k;
+      partial += mp.cmem_k < l.k && !mp.k_chunked;
+      chunked += mp.k_chunked;
       split_m += !mp.split_n;
       CHECK((mp.cmem_k == l.k || mp.cmem_k % mp.tk == 0));
     }
@@ -136,4 +157,5 @@ TEST_CASE("random GEMMs: staged programs keep CMEM reads after their copies", "[
   CHECK(staged > 30);
   CHECK(partial > 5);
   CHECK(split_m > 5);
+  CHECK(chunked > 5);
 }
