@@ -5,10 +5,10 @@ namespace systole::models {
 namespace {
 config::SchemaOf<SramConfig> make(const char* name, const char* doc, const char* cap,
                                   const char* bw, const char* lat, std::int64_t banks,
-                                  const char* width) {
+                                  const char* width, Bytes min_capacity, const char* cap_doc) {
   config::SchemaOf<SramConfig> b(name, doc);
-  b.bytes("capacity", &SramConfig::capacity, std::string(cap), Bytes(1024), Bytes(1ull << 40),
-          "capacity")
+  b.bytes("capacity", &SramConfig::capacity, std::string(cap), min_capacity, Bytes(1ull << 40),
+          cap_doc)
       .bandwidth("bandwidth", &SramConfig::bandwidth, std::string(bw), BytesPerSecond(1e6),
                  BytesPerSecond(1e16), "peak bandwidth, all banks and ports together")
       .time("latency", &SramConfig::latency, std::string(lat), 0, 1e-3, "read latency")
@@ -30,7 +30,7 @@ config::SchemaOf<SramConfig> make(const char* name, const char* doc, const char*
 const config::SchemaOf<SramConfig>& SramConfig::vmem_schema() {
   static const auto s = [] {
     auto b = make("vmem", "per-core vector memory (software-managed SRAM)", "16MiB", "26TB/s",
-                  "5ns", 32, "512B");
+                  "5ns", 32, "512B", Bytes(1024), "capacity");
     b.bandwidth("dma_bandwidth", &SramConfig::dma_bandwidth, std::string("26TB/s"),
                 BytesPerSecond(1e6), BytesPerSecond(1e16),
                 "peak of the banks towards the DMA engines (bandwidth: towards the MXUs)");
@@ -40,8 +40,9 @@ const config::SchemaOf<SramConfig>& SramConfig::vmem_schema() {
 }
 
 const config::SchemaOf<SramConfig>& SramConfig::cmem_schema() {
-  static const auto s = make("cmem", "chip-level common memory shared by the TensorCores", "128MiB",
-                             "2.4TB/s", "50ns", 64, "64B");
+  static const auto s =
+      make("cmem", "chip-level common memory shared by the TensorCores", "128MiB", "2.4TB/s",
+           "50ns", 64, "64B", Bytes(0), "capacity (0: no CMEM; GEMM mappings stage nothing)");
   return s;
 }
 

@@ -101,6 +101,10 @@ TEST_CASE("GPT-3 projections stage A in CMEM and read every operand from HBM onc
   INFO(mpd.tile_text());
   CHECK(mpd.k_chunked);
   CHECK(mpd.bounds.planned_bytes == mpd.bounds.compulsory_bytes);
+  // A chip without CMEM (TPU v1-like) stages nothing.
+  const auto none = workloads::map_gemm(chip_with("chip: {cmem: {capacity: 0B}}"), l);
+  CHECK(none.cmem_k == 0);
+  CHECK(none.bounds.planned_bytes > mp.bounds.planned_bytes);
   // A decode GEMM re-reads almost nothing: staging would only add copies.
   CHECK(workloads::map_gemm(chip, gemm(8, 8192, 8192)).cmem_k == 0);
 }
