@@ -151,8 +151,8 @@ TEST_CASE("simrun writes an operation trace when asked", "[e2e]") {
   REQUIRE(mem.rows().size() == 2);
   std::uint64_t mem_bytes = 0;
   for (size_t i = 0; i < 2; ++i)
-    mem_bytes += static_cast<std::uint64_t>(mem.get_int(i, "bytes_read") +
-                                            mem.get_int(i, "bytes_written"));
+    mem_bytes +=
+        static_cast<std::uint64_t>(mem.get_int(i, "bytes_read") + mem.get_int(i, "bytes_written"));
   CHECK(mem_bytes == dma_bytes);
 
   // The trace exports to Chrome/Perfetto JSON: one slice per operation.
@@ -167,6 +167,34 @@ TEST_CASE("simrun writes an operation trace when asked", "[e2e]") {
     ++slices;
   CHECK(slices == tr.events.size());
   CHECK(json.find("\"name\":\"core0.mxu0\"") != std::string::npos);
+}
+
+TEST_CASE("system.mapping.fusion: an activation joins its GEMM's epilogue, or stays apart",
+          "[e2e]") {
+  TempDir dir;
+  dir.write("fuse.yaml", "base: " + test::source_dir() + R"(/configs/presets/tpuv4_chip.yaml
+workload:
+  layers:
+    - {name: up, m: 512, n: 2048, k: 1024}
+    - {name: act, op: gelu, rows: 512, cols: 2048}
+sweep: {system.mapping.fusion: [epilogue, none]}
+)");
+  const auto r = test::simrun("fuse.yaml -o f.h5 -q", dir);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto points = stats::read_points(dir.file("f.h5"));
+  REQUIRE(points.size() == 2);
+  const auto& fused = points[0].layers;
+  const auto& apart = points[1].layers;
+  REQUIRE(fused.rows().size() == 1);
+  REQUIRE(apart.rows().size() == 2);
+  CHECK(fused.get_string(0, "layer") == "up+act");
+  CHECK(fused.get_string(0, "tile").find("+gelu") != std::string::npos);
+  // The same vector work, and the activation's round trip through HBM saved.
+  CHECK(fused.get_int(0, "lane_ops") ==
+        apart.get_int(0, "lane_ops") + apart.get_int(1, "lane_ops"));
+  CHECK(fused.get_int(0, "hbm_bytes") + 2 * 512 * 2048 * 2 ==
+        apart.get_int(0, "hbm_bytes") + apart.get_int(1, "hbm_bytes"));
 }
 
 TEST_CASE("a failing design point is recorded while the others finish", "[e2e]") {

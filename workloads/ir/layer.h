@@ -52,6 +52,14 @@ struct VectorShape {
   std::int64_t rows = 0, cols = 0;
 };
 
+/// An elementwise layer fused into the epilogue of the GEMM before it: applied by the vector
+/// unit to each output tile before the tile is stored (see fuse_epilogues, mapping/layer_plan.h).
+struct Epilogue {
+  std::string name;  ///< the fused layer's name
+  LayerOp op = LayerOp::kGelu;
+  int extra_inputs = 0;  ///< tensors it reads besides the GEMM's output (add, mul: 1)
+};
+
 struct Layer {
   std::string name;
   LayerOp op = LayerOp::kGemm;
@@ -63,9 +71,10 @@ struct Layer {
   // so the batch folds into M.
   std::int64_t batch = 1;
   std::int64_t m = 0, n = 0, k = 0;
-  ConvShape conv;       ///< conv2d
-  AttentionShape attn;  ///< attention
-  VectorShape vec;      ///< vector ops
+  ConvShape conv;                  ///< conv2d
+  AttentionShape attn;             ///< attention
+  VectorShape vec;                 ///< vector ops
+  std::vector<Epilogue> epilogue;  ///< gemm: elementwise layers fused into its output tiles
 
   std::int64_t rows() const { return batch * m; }  ///< GEMM M after folding the batch
   std::uint64_t macs() const;                      ///< multiply-accumulates (0 for vector ops)

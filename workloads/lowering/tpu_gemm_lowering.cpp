@@ -22,16 +22,19 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 /// other, each 4 KiB aligned, from `base`. A tile is one strided descriptor of its rows, so the
 /// bank-level HBM sees the real access pattern (row hits, channel spread).
 struct HbmLayout {
-  std::uint64_t a = 0, b = 0, c = 0, end = 0;  // base addresses
+  std::uint64_t a = 0, b = 0, c = 0, e = 0, end = 0;  // base addresses (e: epilogue inputs)
   std::int64_t K = 0, N = 0;
-  std::uint64_t eb = 0;
-  HbmLayout(std::uint64_t base, std::int64_t M, std::int64_t n, std::int64_t k, std::uint64_t bytes)
+  std::uint64_t eb = 0, e_pitch = 0;  // e_pitch: bytes between two epilogue inputs
+  HbmLayout(std::uint64_t base, std::int64_t M, std::int64_t n, std::int64_t k, std::uint64_t bytes,
+            int epilogue_inputs)
       : K(k), N(n), eb(bytes) {
     auto align = [](std::uint64_t v) { return (v + 4095) / 4096 * 4096; };
     a = base;
     b = a + align(static_cast<std::uint64_t>(M * K) * eb);
     c = b + align(static_cast<std::uint64_t>(K * N) * eb);
-    end = c + align(static_cast<std::uint64_t>(M * N) * eb);
+    e = c + align(static_cast<std::uint64_t>(M * N) * eb);
+    e_pitch = align(static_cast<std::uint64_t>(M * N) * eb);
+    end = e + e_pitch * static_cast<std::uint64_t>(epilogue_inputs);
   }
   /// `rows` x `cols` elements at (r0, c0) of a matrix with `pitch` columns at `base`.
   models::DmaDescriptor tile(std::uint64_t base, std::int64_t pitch, std::int64_t r0,
@@ -96,13 +99,14 @@ struct CmemStage {
 class CoreGemm {
  public:
   CoreGemm(ProgramBuilder& b, std::int64_t core, const GemmMapping& mp, std::uint64_t eb,
-           CmemStage& stage)
+           const GemmTraffic& tr, CmemStage& stage)
       : b_(b), core_(core), vmem_("VMEM", b.chip().vmem.capacity.value(), 1), stage_(stage) {
     // VMEM: double-buffered operand slots and accumulator tiles (the mapping checked the fit).
     const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
     va_ = vmem_.add("A", u(mp.tm * mp.tk) * eb, 2);
     vb_ = vmem_.add("B", u(mp.tk * mp.tn) * eb, 2);
     vc_ = vmem_.add("C", u(mp.tm * mp.tn) * 4, 2);
+    if (tr.epilogue_inputs > 0) ve_ = vmem_.add("E", u(mp.tm * mp.tn * tr.epilogue_inputs) * eb, 2);
   }
 
   /// This core's output block (m_ext x n_ext at (m0, n0)) over A's columns [k_begin, k_end):
@@ -111,6 +115,7 @@ class CoreGemm {
              std::int64_t k_begin, std::int64_t k_end, const GemmMapping& mp, std::uint64_t eb,
              const GemmTraffic& tr, const HbmLayout& hbm) {
     const bool first = k_begin == 0, last = k_end == hbm.K;
+    const bool epilogue = tr.epilogue_ops > 0;
     const std::int64_t P = b_.chip().mxus_per_core;
     for (std::int64_t nt = 0; nt < n_ext; nt += mp.tn) {
       const std::int64_t tn = std::min(mp.tn, n_ext - nt);
@@ -119,6 +124,9 @@ class CoreGemm {
         const int acc = static_cast<int>(tile_ % 2);
         std::vector<std::uint32_t> last_step;
         std::uint32_t partial = ~0u;  // the load of this tile's partial sums
+        std::vector<std::uint32_t> epi_loads;
+        const std::int64_t flush_at =
+            epilogue && k_end - k_begin > mp.tk ? k_begin + mp.tk : k_begin;
         const auto partial_place = stage_.partial_tile(m0 + mt, n0 + nt, tm, tn);
         for (std::int64_t kt = k_begin; kt < k_end; kt += mp.tk, ++step_) {
           const std::int64_t tk = std::min(mp.tk, k_end - kt);
@@ -138,8 +146,22 @@ class CoreGemm {
                       hbm.tile(hbm.b, hbm.N, kt, n0 + nt, tk, tn), vmem_.slot(vb_, slot));
           copy_a();
           // The previous tile's store goes after this step's prefetch, so an in-order DMA
-          // queue never holds the prefetch back behind a store that waits for the MXUs.
-          flush(1 - acc);
+          // queue never holds the prefetch back behind a store that waits for the MXUs (with
+          // an epilogue, the store also waits for the vector unit: one step later).
+          if (kt >= flush_at) flush(1 - acc);
+          if (kt == flush_at && last && epilogue && !tr.resident) {
+            // The epilogue's inputs, into their single buffer once the previous tile's
+            // epilogue has read it.
+            epi_loads.clear();
+            std::vector<std::uint32_t> free_e;
+            if (epi_vec_ != ~0u) free_e.push_back(epi_vec_);
+            for (int i = 0; i < tr.epilogue_inputs; ++i)
+              epi_loads.push_back(
+                  b_.load(core_, static_cast<std::uint64_t>(tm * tn) * eb, free_e,
+                          hbm.tile(hbm.e + hbm.e_pitch * static_cast<std::uint64_t>(i), hbm.N,
+                                   m0 + mt, n0 + nt, tm, tn),
+                          vmem_.slot(ve_, 0) + static_cast<std::uint64_t>(i * tm * tn) * eb));
+          }
           if (kt == k_begin && !first) {  // the partial sums so far, into the free accumulator
             std::vector<std::uint32_t> deps;
             if (acc_store_[acc] != ~0u) deps.push_back(acc_store_[acc]);
@@ -177,6 +199,17 @@ class CoreGemm {
           next_readers_.clear();
         }
         pending_sram_ = vmem_.slot(vc_, acc);
+        if (last && epilogue) {  // the fused elementwise ops on the vector unit, then the store
+          std::vector<std::uint32_t> deps = last_step;
+          deps.insert(deps.end(), epi_loads.begin(), epi_loads.end());
+          const auto lane_ops =
+              static_cast<std::uint64_t>(std::ceil(static_cast<double>(tm * tn) * tr.epilogue_ops));
+          const std::uint32_t v = b_.vector(
+              core_, lane_ops, static_cast<std::uint64_t>(tm * tn * (1 + tr.epilogue_inputs)) * eb,
+              std::move(deps));
+          epi_vec_ = v;
+          last_step = {v};
+        }
         if (!last) {  // fp32 partial sums to CMEM
           pending_bytes_ = static_cast<std::uint64_t>(tm * tn) * 4;
           pending_mem_ = partial_place;
@@ -251,7 +284,8 @@ class CoreGemm {
   } copy_;
   std::uint32_t acc_store_[2] = {~0u, ~0u};  // store that frees each accumulator buffer
   models::SramLayout vmem_;
-  std::size_t va_ = 0, vb_ = 0, vc_ = 0;
+  std::size_t va_ = 0, vb_ = 0, vc_ = 0, ve_ = 0;
+  std::uint32_t epi_vec_ = ~0u;  // the epilogue op that last read the input buffer
   std::vector<std::uint32_t> pending_deps_;
   std::uint64_t pending_bytes_ = 0, pending_sram_ = 0;
   std::uint8_t pending_memory_ = 0;
@@ -276,11 +310,11 @@ void append_gemm(ProgramBuilder& b, const Layer& layer, const GemmMapping& mp, s
   stage.partials = cmem_partials_base(M, stage.k, eb, traffic.a_reuse);
   const std::int64_t chunk = stage.chunked ? stage.k : K;
   std::vector<CoreGemm> cores;
-  for (std::int64_t c = 0; c < mp.cores_used; ++c) cores.emplace_back(b, c, mp, eb, stage);
+  for (std::int64_t c = 0; c < mp.cores_used; ++c) cores.emplace_back(b, c, mp, eb, traffic, stage);
   for (std::int64_t i = 0; i < count; ++i) {
     stage.next_instance();
     // Each instance has its own operands in HBM.
-    const HbmLayout hbm(b.reserve_hbm(0), M, N, K, eb);
+    const HbmLayout hbm(b.reserve_hbm(0), M, N, K, eb, traffic.epilogue_inputs);
     b.reserve_hbm(hbm.end - hbm.a);
     // Chunk by chunk, each core in turn: a chunk's copies wait for the previous chunk's
     // loads of the same CMEM place, by any core, which must come first in the program.

@@ -194,6 +194,11 @@ LayerBounds layer_bounds(const models::TpuChipConfig& chip, const Layer& l, Atte
     case LayerOp::kGemm:
       b.compulsory_bytes =
           (resident ? 0 : u(l.rows() * l.k) + u(l.rows() * l.n)) * eb + u(l.k * l.n) * eb;
+      for (const Epilogue& e : l.epilogue) {  // fused elementwise ops: their inputs, their work
+        if (!resident) b.compulsory_bytes += u(l.rows() * l.n) * eb * u(e.extra_inputs);
+        b.lane_ops += static_cast<std::uint64_t>(
+            std::ceil(static_cast<double>(l.rows() * l.n) * vector_ops_per_element(e.op)));
+      }
       break;
     case LayerOp::kConv2d: {
       const auto& c = l.conv;
@@ -263,6 +268,10 @@ LoweredLayer lower_layer(const models::TpuChipConfig& chip, const Layer& l,
       case Step::Kind::kGemm: {
         GemmTraffic traffic;
         traffic.a_reuse = s.gemm.a_reuse;
+        for (const Epilogue& e : s.gemm.gemm.epilogue) {
+          traffic.epilogue_inputs += e.extra_inputs;
+          traffic.epilogue_ops += vector_ops_per_element(e.op);
+        }
         if (opt.activations_on_chip && l.op != LayerOp::kAttention) {
           const auto& g = s.gemm.gemm;
           const double eb = models::dtype_bytes(g.dtype);
@@ -274,7 +283,10 @@ LoweredLayer lower_layer(const models::TpuChipConfig& chip, const Layer& l,
         }
         const auto mp = map_gemm(chip, s.gemm.gemm, traffic);
         append_gemm(b, s.gemm.gemm, mp, s.gemm.count, traffic);
-        tiles.push_back(mp.tile_text());
+        std::string tile = mp.tile_text();
+        for (const Epilogue& e : s.gemm.gemm.epilogue)
+          tile += std::string(" +") + layer_op_name(e.op);
+        tiles.push_back(tile);
         break;
       }
       case Step::Kind::kVector:

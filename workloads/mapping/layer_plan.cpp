@@ -71,6 +71,27 @@ Step vector_step(const std::string& name, LayerOp op, std::int64_t rows, std::in
 
 bool is_depthwise(const ConvShape& c) { return c.groups > 1 && c.groups == c.c; }
 
+bool is_epilogue_op(LayerOp op) {
+  return op == LayerOp::kGelu || op == LayerOp::kSilu || op == LayerOp::kAdd || op == LayerOp::kMul;
+}
+
+std::vector<Layer> fuse_epilogues(const std::vector<Layer>& layers) {
+  std::vector<Layer> out;
+  for (const Layer& l : layers) {
+    Layer* g = out.empty() ? nullptr : &out.back();
+    if (g && g->op == LayerOp::kGemm && is_epilogue_op(l.op) && l.repeat == g->repeat &&
+        l.dtype == g->dtype &&
+        l.elements() == static_cast<std::uint64_t>(g->rows()) * static_cast<std::uint64_t>(g->n)) {
+      g->epilogue.push_back(
+          {l.name, l.op, (l.op == LayerOp::kAdd || l.op == LayerOp::kMul) ? 1 : 0});
+      g->name += "+" + l.name;
+      continue;
+    }
+    out.push_back(l);
+  }
+  return out;
+}
+
 std::vector<Step> plan_layer(const Layer& l, AttentionImpl attention) {
   switch (l.op) {
     case LayerOp::kGemm:

@@ -31,10 +31,23 @@ struct MappingOptions {
   /// GEMM/conv activations stay in on-chip memory between layers when they fit in half of
   /// VMEM (TPU v1's Unified Buffer); otherwise every layer reads and writes them in HBM.
   bool activations_on_chip = false;
+  /// Elementwise layers right after a GEMM are fused into its epilogue (fuse_epilogues).
+  bool fuse_epilogues = true;
 };
 
+/// An elementwise op (GELU, SiLU, add, mul) a GEMM epilogue can apply.
+bool is_epilogue_op(LayerOp op);
+
+/// Output fusion, as TPU and GPU compilers do it: an elementwise layer directly after a GEMM
+/// (or after one fused into it) over exactly the GEMM's output elements, with the same dtype
+/// and repeat count, is taken to consume that output and becomes part of the GEMM's epilogue:
+/// the layers become one, named "gemm+op", whose output tiles pass through the vector unit
+/// before they are stored. The IR has no data-flow edges, so adjacency and shape decide.
+std::vector<Layer> fuse_epilogues(const std::vector<Layer>& layers);
+
 struct GemmJob {
-  Layer gemm;              ///< GEMM-shaped (op gemm, batch 1): what map_gemm tiles
+  Layer gemm;              ///< GEMM-shaped (op gemm, batch 1): what map_gemm tiles (with its
+                           ///< epilogue, if any)
   std::int64_t count = 1;  ///< independent instances with their own operands, run back to back
   double a_reuse = 1;      ///< HBM bytes of A tiles are divided by this (implicit im2col)
 };

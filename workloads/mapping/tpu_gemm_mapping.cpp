@@ -18,11 +18,12 @@ std::int64_t round_up(std::int64_t a, std::int64_t b) { return ceil_div(a, b) * 
 
 constexpr std::uint64_t kAccBytes = 4;  // fp32 / int32 accumulators
 
-std::uint64_t footprint(const models::TpuChipConfig&, std::int64_t tm, std::int64_t tn,
-                        std::int64_t tk, std::uint64_t eb) {
+std::uint64_t footprint(std::int64_t tm, std::int64_t tn, std::int64_t tk, std::uint64_t eb,
+                        int epilogue_inputs) {
   const auto m = static_cast<std::uint64_t>(tm), n = static_cast<std::uint64_t>(tn),
              k = static_cast<std::uint64_t>(tk);
-  return 2 * (m * k + k * n) * eb + 2 * m * n * kAccBytes;
+  return 2 * (m * k + k * n) * eb + 2 * m * n * kAccBytes +
+         m * n * eb * static_cast<std::uint64_t>(epilogue_inputs);
 }
 
 }  // namespace
@@ -127,6 +128,9 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
   // The MXUs of a core read their operands through one VMEM port (vmem.bandwidth).
   const double vmem_bytes_per_cycle = chip.vmem.bandwidth.value() / chip.clock.value();
   const double cmem_bytes_per_cycle = chip.cmem.bandwidth.value() / chip.clock.value();
+  // A fused epilogue runs on the vector units of the cores in use.
+  const double epilogue = static_cast<double>(M) * static_cast<double>(N) * traffic.epilogue_ops /
+                          static_cast<double>(chip.vector.lanes * best.cores_used);
   const auto accumulators = static_cast<std::uint64_t>(chip.mxu.accumulators);
   double best_cost = INFINITY;
   std::uint64_t smallest = ~0ull, smallest_acc = ~0ull;
@@ -134,7 +138,7 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
   for (auto tm : tms)
     for (auto tn : tns)
       for (auto tk : tks) {
-        const std::uint64_t fp = footprint(chip, tm, tn, tk, eb);
+        const std::uint64_t fp = footprint(tm, tn, tk, eb, traffic.epilogue_inputs);
         smallest = std::min(smallest, fp);
         if (fp > vmem) continue;
         fits_vmem = true;
@@ -178,7 +182,7 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
             const std::int64_t ks = option == 0 ? 0 : chunked ? K : staged_k;
             // HBM traffic, exactly as the lowering moves it: each core reads its A rows once per
             // n tile (the staged columns once in all) and its B columns once per m tile, and
-            // writes its part of C once.
+            // writes its part of C once (reading the epilogue's inputs once).
             double bytes = static_cast<double>(M * ks) / traffic.a_reuse;
             for (std::int64_t c = 0; c < best.cores_used; ++c) {
               const std::int64_t ext = std::min(best.core_extent, split - c * best.core_extent);
@@ -187,7 +191,9 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
                   traffic.resident
                       ? 0.0
                       : static_cast<double>(cm * (K - ks) * ceil_div(cn, tn)) / traffic.a_reuse;
-              const double c_out = traffic.resident ? 0.0 : static_cast<double>(cm * cn);
+              const double c_out =
+                  traffic.resident ? 0.0
+                                   : static_cast<double>(cm * cn * (1 + traffic.epilogue_inputs));
               bytes += a + static_cast<double>(K * cn * ceil_div(cm, tm)) + c_out;
             }
             bytes *= eb;
@@ -206,7 +212,7 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
             // Per-step overhead (DMA issue, exposed latency at tile boundaries) favours big
             // tiles; among tilings of about the same time, the one moving fewer HBM bytes wins
             // (a 5% tie-break).
-            const double time = std::max({compute, hbm, cmem});
+            const double time = std::max({compute, hbm, cmem, epilogue});
             const double cost = time + 64.0 * static_cast<double>(mt * nt * kt) + 0.05 * hbm;
             if (cost < best_cost) {
               best_cost = cost;

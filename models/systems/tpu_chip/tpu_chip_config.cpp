@@ -49,7 +49,13 @@ const config::SchemaOf<TpuMappingConfig>& TpuMappingConfig::schema() {
                              {{"hbm", Activations::kHbm}, {"on_chip", Activations::kOnChip}},
                              std::string("hbm"),
                              "where GEMM/conv activations live between layers: hbm, or on chip "
-                             "in half of VMEM when they fit (TPU v1's Unified Buffer)");
+                             "in half of VMEM when they fit (TPU v1's Unified Buffer)")
+        .choice<Fusion>("fusion", &TpuMappingConfig::fusion,
+                        {{"epilogue", Fusion::kEpilogue}, {"none", Fusion::kNone}},
+                        std::string("epilogue"),
+                        "epilogue: an elementwise layer (gelu, silu, add, mul) right after a GEMM "
+                        "over its output runs on each output tile before it is stored, as one "
+                        "layer 'gemm+op'; none: every layer reads and writes HBM");
     return b;
   }();
   return s;

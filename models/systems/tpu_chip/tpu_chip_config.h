@@ -45,8 +45,10 @@ struct TpuChipConfig {
 struct TpuMappingConfig {
   enum class Attention { kUnfused, kFused };
   enum class Activations { kHbm, kOnChip };
+  enum class Fusion { kNone, kEpilogue };
   Attention attention = Attention::kFused;
   Activations activations = Activations::kHbm;
+  Fusion fusion = Fusion::kEpilogue;
   static const config::SchemaOf<TpuMappingConfig>& schema();
 };
 

@@ -64,11 +64,16 @@ workloads::MappingOptions TpuChipSystem::mapping() const {
                     ? workloads::AttentionImpl::kFused
                     : workloads::AttentionImpl::kUnfused;
   o.activations_on_chip = cfg_.mapping.activations == TpuMappingConfig::Activations::kOnChip;
+  o.fuse_epilogues = cfg_.mapping.fusion == TpuMappingConfig::Fusion::kEpilogue;
   return o;
 }
 
+std::vector<workloads::Layer> TpuChipSystem::layers(const workloads::Workload& w) const {
+  return mapping().fuse_epilogues ? workloads::fuse_epilogues(w.layers) : w.layers;
+}
+
 void TpuChipSystem::check(const workloads::Workload& w) const {
-  for (const auto& l : w.layers) workloads::lower_layer(cfg_.chip, l, mapping());
+  for (const auto& l : layers(w)) workloads::lower_layer(cfg_.chip, l, mapping());
 }
 
 stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOptions& opt) {
@@ -99,7 +104,7 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
   std::uint32_t layer_index = 0;
   stats::Table mxu_layers_t("mxu_layers", "one row per layer per MXU");
 
-  for (const auto& l : w.layers) {
+  for (const auto& l : layers(w)) {
     const auto lowered = workloads::lower_layer(chip, l, mapping());
     const Program& prog = lowered.program;
     double elapsed_ps = 0;

@@ -15,6 +15,9 @@ class TpuChipSystem : public System {
   stats::PointResult run(const workloads::Workload& w, const RunOptions& opt) override;
   const TpuSystemConfig& config() const { return cfg_; }
   workloads::MappingOptions mapping() const;
+  /// The workload's layers as the chip runs them (elementwise layers fused into GEMMs when
+  /// system.mapping.fusion is epilogue).
+  std::vector<workloads::Layer> layers(const workloads::Workload& w) const;
 
  private:
   TpuSystemConfig cfg_;

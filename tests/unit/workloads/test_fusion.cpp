@@ -1,0 +1,131 @@
+// Output fusion: which elementwise layers join the GEMM before them, and what a fused GEMM's
+// program does: every output tile passes through one vector op (reading the epilogue's inputs
+// from HBM) before it is stored, and the fused layer's bounds carry the fused work.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "sim/config/node.h"
+#include "tests/support/paths.h"
+#include "workloads/frontends/yaml_workload.h"
+#include "workloads/lowering/tpu_layer_lowering.h"
+#include "workloads/mapping/layer_plan.h"
+
+using namespace systole;
+using workloads::LayerOp;
+
+namespace {
+
+models::TpuChipConfig chip_with(const std::string& yaml) {
+  return models::TpuSystemConfig::schema().load(config::parse_yaml(yaml, "test"), "system").chip;
+}
+
+workloads::Layer gemm(const std::string& name, std::int64_t m, std::int64_t n, std::int64_t k) {
+  workloads::Layer l;
+  l.name = name;
+  l.m = m;
+  l.n = n;
+  l.k = k;
+  return l;
+}
+
+workloads::Layer vec(const std::string& name, LayerOp op, std::int64_t rows, std::int64_t cols) {
+  workloads::Layer l;
+  l.name = name;
+  l.op = op;
+  l.vec = {rows, cols};
+  return l;
+}
+
+std::vector<std::string> names(const std::vector<workloads::Layer>& ls) {
+  std::vector<std::string> v;
+  for (const auto& l : ls) v.push_back(l.name);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("fusion: elementwise layers over a GEMM's output join its epilogue", "[unit][fusion]") {
+  const auto w = workloads::load_workload(config::parse_yaml(
+      "file: " + test::source_dir() + "/workloads/gpt3_175b.yaml\n", "experiment.yaml"));
+  const auto fused = workloads::fuse_epilogues(w.layers);
+  CHECK(names(fused) == std::vector<std::string>{"attn_norm", "qkv_proj", "attention",
+                                                 "out_proj+attn_residual", "mlp_norm",
+                                                 "mlp_up+mlp_gelu", "mlp_down+mlp_residual"});
+  REQUIRE(fused[5].epilogue.size() == 1);
+  CHECK(fused[5].epilogue[0].op == LayerOp::kGelu);
+  CHECK(fused[5].epilogue[0].extra_inputs == 0);
+  CHECK(fused[3].epilogue[0].extra_inputs == 1);  // the residual
+
+  // What does not fuse: norms and softmax (row reductions), other shapes, other repeat counts
+  // or dtypes, anything after a non-GEMM; chains of elementwise ops do.
+  auto rep = vec("r", LayerOp::kAdd, 64, 128);
+  rep.repeat = 2;
+  auto i8 = vec("i", LayerOp::kGelu, 64, 128);
+  i8.dtype = models::DataType::kInt8;
+  const std::vector<workloads::Layer> ls = {gemm("g", 64, 128, 32),
+                                            vec("n", LayerOp::kLayerNorm, 64, 128),
+                                            gemm("h", 64, 128, 32),
+                                            vec("half", LayerOp::kSilu, 64, 64),
+                                            gemm("j", 64, 128, 32),
+                                            rep,
+                                            i8,
+                                            vec("after", LayerOp::kAdd, 64, 128),
+                                            gemm("k", 64, 128, 32),
+                                            vec("a", LayerOp::kGelu, 64, 128),
+                                            vec("b", LayerOp::kMul, 128, 64)};
+  CHECK(names(workloads::fuse_epilogues(ls)) ==
+        std::vector<std::string>{"g", "n", "h", "half", "j", "r", "i", "after", "k+a+b"});
+}
+
+TEST_CASE("fusion: every output tile goes through the epilogue before its store",
+          "[unit][fusion]") {
+  std::mt19937_64 rng(5);
+  std::uniform_int_distribution<int> dim(1, 1500), op(0, 3), count(1, 3);
+  const LayerOp ops[] = {LayerOp::kGelu, LayerOp::kSilu, LayerOp::kAdd, LayerOp::kMul};
+  const char* chips[] = {"chip: {}", "chip: {vmem: {capacity: 1MiB}, cmem: {capacity: 2MiB}}",
+                         "chip: {tensor_cores: 1, mxus_per_core: 2, mxu: {rows: 32, cols: 16}, "
+                         "vmem: {capacity: 256KiB}}"};
+  for (int i = 0; i < 60; ++i) {
+    const auto chip = chip_with(chips[i % 3]);
+    std::vector<workloads::Layer> ls = {gemm("g", dim(rng), dim(rng), dim(rng))};
+    const std::int64_t M = ls[0].m, N = ls[0].n;
+    double ops_per_element = 0;
+    std::uint64_t inputs = 0;
+    for (int e = count(rng); e > 0; --e) {
+      const LayerOp o = ops[op(rng)];
+      ls.push_back(vec("e", o, M, N));
+      ops_per_element += workloads::vector_ops_per_element(o);
+      inputs += (o == LayerOp::kAdd || o == LayerOp::kMul) ? 1 : 0;
+    }
+    const auto fused = workloads::fuse_epilogues(ls);
+    REQUIRE(fused.size() == 1);
+    INFO("case " << i << ": " << fused[0].name << " " << fused[0].shape());
+    const auto low = workloads::lower_layer(chip, fused[0], {});
+    const auto plain = workloads::lower_layer(chip, ls[0], {});
+    const auto& prog = low.program;
+    const auto elements = static_cast<std::uint64_t>(M * N);
+    std::uint64_t lane_ops = 0, stored = 0;
+    for (std::uint32_t j = 0; j < prog.ops.size(); ++j) {
+      const auto& o = prog.ops[j];
+      for (auto d : o.deps) REQUIRE(d < j);
+      if (o.kind == models::OpKind::kVector) {
+        lane_ops += o.lane_ops;
+        for (auto d : o.deps) CHECK(prog.ops[d].kind != models::OpKind::kStore);
+      }
+      if (o.kind == models::OpKind::kStore && o.memory == 0) {
+        stored += o.bytes;
+        bool after_epilogue = false;
+        for (auto d : o.deps) after_epilogue |= prog.ops[d].kind == models::OpKind::kVector;
+        CHECK(after_epilogue);  // no tile leaves before its epilogue ran
+      }
+    }
+    CHECK(stored == elements * 2);
+    // The fused work: each element's ops (rounded up per tile) and its extra inputs read once.
+    CHECK(lane_ops >= static_cast<std::uint64_t>(static_cast<double>(elements) * ops_per_element));
+    CHECK(low.bounds.lane_ops ==
+          static_cast<std::uint64_t>(std::ceil(static_cast<double>(elements) * ops_per_element)));
+    CHECK(low.bounds.compulsory_bytes == plain.bounds.compulsory_bytes + elements * 2 * inputs);
+    CHECK(low.planned_bytes >= plain.bounds.compulsory_bytes + elements * 2 * inputs);
+  }
+}
