@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "sim/core/units.h"
 #include "workloads/lowering/tpu_gemm_lowering.h"
@@ -111,6 +112,14 @@ std::string lower_flash(ProgramBuilder& b, const Layer& l, const FlashJob& f) {
     if (br) break;
   }
   if (!br) fits_nowhere(l, footprint(brs.back(), bcs.back()), vmem, "its smallest attention tile");
+  // When a head's whole K and V fit twice (this instance's and the next's, prefetched) beside
+  // the Q/O and score tiles, every K/V tile is loaded once per instance and kept for the later
+  // query tiles instead of streaming through two slots.
+  const std::int64_t kv_tiles = ceil_div(a.seq_kv, bc);
+  const bool kv_resident =
+      q_rows > br && footprint(br, 0) + 2 * 2 * u(kv_tiles * bc * d) * eb <= vmem;
+  std::vector<std::vector<std::uint32_t>> kv_users(static_cast<size_t>(2 * chip.tensor_cores));
+  std::vector<std::int64_t> kv_instances(static_cast<size_t>(chip.tensor_cores), 0);
   const std::int64_t instances = a.batch * a.kv_heads;
   std::vector<std::vector<std::uint32_t>> kv_readers(static_cast<size_t>(2 * chip.tensor_cores));
   std::vector<std::int64_t> step(static_cast<size_t>(chip.tensor_cores), 0);
@@ -119,6 +128,17 @@ std::string lower_flash(ProgramBuilder& b, const Layer& l, const FlashJob& f) {
   std::vector<std::int64_t> q_tiles(static_cast<size_t>(chip.tensor_cores), 0);
   for (std::int64_t i = 0; i < instances; ++i) {
     const std::int64_t c = i % chip.tensor_cores;
+    // Resident K/V: this instance's buffer is free once the instance that used it before is
+    // done with it; loaded[j] holds tile j's K and V loads once issued.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> loaded;
+    ProgramBuilder::Deps kv_free;
+    std::vector<std::uint32_t>* users = nullptr;
+    if (kv_resident) {
+      loaded.assign(static_cast<size_t>(kv_tiles), {~0u, ~0u});
+      users = &kv_users[static_cast<size_t>(2 * c + kv_instances[static_cast<size_t>(c)]++ % 2)];
+      kv_free = std::move(*users);
+      users->clear();
+    }
     for (std::int64_t r0 = 0; r0 < q_rows; r0 += br) {
       const std::int64_t rows = std::min(br, q_rows - r0);
       const auto qbuf = static_cast<size_t>(2 * c + q_tiles[static_cast<size_t>(c)]++ % 2);
@@ -134,10 +154,21 @@ std::string lower_flash(ProgramBuilder& b, const Layer& l, const FlashJob& f) {
       for (std::int64_t j0 = 0; j0 < a.seq_kv; j0 += bc) {
         if (a.causal && j0 > max_pos) break;
         const std::int64_t cols = std::min(bc, a.seq_kv - j0);
-        auto& readers = kv_readers[static_cast<size_t>(2 * c + step[static_cast<size_t>(c)]++ % 2)];
-        const std::uint32_t k = b.load(c, u(cols * d) * eb, readers);
-        const std::uint32_t v = b.load(c, u(cols * d) * eb, readers);
-        readers.clear();
+        std::vector<std::uint32_t> unused;
+        auto& readers =
+            kv_resident
+                ? unused
+                : kv_readers[static_cast<size_t>(2 * c + step[static_cast<size_t>(c)]++ % 2)];
+        std::uint32_t k = ~0u, v = ~0u;
+        if (kv_resident && loaded[static_cast<size_t>(j0 / bc)].first != ~0u) {
+          std::tie(k, v) = loaded[static_cast<size_t>(j0 / bc)];
+        } else {
+          const ProgramBuilder::Deps& free = kv_resident ? kv_free : readers;
+          k = b.load(c, u(cols * d) * eb, free);
+          v = b.load(c, u(cols * d) * eb, free);
+          if (kv_resident) loaded[static_cast<size_t>(j0 / bc)] = {k, v};
+          readers.clear();
+        }
         ProgramBuilder::Deps s_ops;
         const std::int64_t slice = ceil_div(cols, P);
         for (std::int64_t p = 0; p < P && p * slice < cols; ++p) {
@@ -174,13 +205,14 @@ std::string lower_flash(ProgramBuilder& b, const Layer& l, const FlashJob& f) {
         last_pv = b.emit(std::move(pv));
         readers = s_ops;
         readers.push_back(last_pv);
+        if (kv_resident) users->insert(users->end(), readers.begin(), readers.end());
         q_readers.insert(q_readers.end(), s_ops.begin(), s_ops.end());
       }
       const std::uint32_t norm = b.vector(c, u(rows * d), u(rows * d) * 4, {last_pv});
       q_free[qbuf] = b.store(c, u(rows * d) * eb, {norm});  // free once O has left
     }
   }
-  return fmt::format("Br{} Bc{}", br, bc);
+  return fmt::format("Br{} Bc{}{}", br, bc, kv_resident ? " KV resident" : "");
 }
 
 }  // namespace
