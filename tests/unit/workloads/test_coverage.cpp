@@ -203,3 +203,39 @@ TEST_CASE("fused attention: every visible score and output reduction exactly onc
     }
   }
 }
+
+TEST_CASE("fused attention: resident K/V tiles cross HBM once per head", "[unit][coverage]") {
+  std::mt19937_64 rng(21);
+  std::uniform_int_distribution<int> seq(16, 400), small(1, 3);
+  int resident = 0;
+  for (int i = 0; i < 40; ++i) {
+    workloads::Layer l;
+    l.name = "f";
+    l.op = LayerOp::kAttention;
+    const std::int64_t kv_heads = small(rng), sq = seq(rng), d = 32;
+    const bool causal = i % 2 == 0;
+    l.attn = {small(rng), kv_heads * small(rng), kv_heads, sq, causal ? sq : seq(rng), d, causal};
+    const auto chip = random_chip(rng);
+    INFO("case " << i << " " << l.shape());
+    const auto low = workloads::lower_layer(chip, l, {workloads::AttentionImpl::kFused, false});
+    INFO(low.tile);
+    std::uint64_t loaded = 0, stored = 0;
+    for (std::uint32_t j = 0; j < low.program.ops.size(); ++j) {
+      const auto& op = low.program.ops[j];
+      for (auto dep : op.deps) REQUIRE(dep < j);
+      if (op.kind == models::OpKind::kLoad) loaded += op.bytes;
+      if (op.kind == models::OpKind::kStore) stored += op.bytes;
+    }
+    const auto& a = l.attn;
+    const auto q = static_cast<std::uint64_t>(a.batch * a.heads * a.seq_q * d) * 2;
+    const auto kv = static_cast<std::uint64_t>(a.batch * a.kv_heads * a.seq_kv * d) * 2 * 2;
+    CHECK(stored == q);  // O
+    if (low.tile.find("KV resident") != std::string::npos) {
+      ++resident;
+      CHECK(loaded == q + kv);  // Q once, and every K/V tile once per head
+    } else {
+      CHECK(loaded >= q + kv);
+    }
+  }
+  CHECK(resident > 5);
+}
