@@ -25,6 +25,7 @@ HbmController::HbmController(const HbmConfig& cfg, std::uint32_t index, std::uin
   drain_low_ = static_cast<std::uint32_t>(std::floor(cfg.write_drain_low * wq));
   pool_.resize(dev_.pcs() * (capacity_[0] + capacity_[1]));  // queues are per pseudo-channel
   SYSTOLE_ASSERT(pool_.size() < kNoReq, "HBM queues larger than the request index");
+  SYSTOLE_ASSERT(dev_.banks_per_pc() <= 64, "HBM: more banks per pseudo-channel than a mask");
   for (std::uint32_t i = 0; i < pool_.size(); ++i)
     pool_[i].next = i + 1 < pool_.size() ? i + 1 : kNone;
   free_ = 0;
@@ -36,7 +37,13 @@ HbmController::HbmController(const HbmConfig& cfg, std::uint32_t index, std::uin
   }
   for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc) {
     decide_at_[pc] = refresh_.due(pc);
-    for (auto& a : pc_[pc].active) a.reserve(dev_.banks_per_pc());
+    for (int k = 0; k < 2; ++k) {
+      pc_[pc].active[k].reserve(dev_.banks_per_pc());
+      pc_[pc].term[k].reserve(dev_.banks_per_pc());
+      pc_[pc].seq[k].reserve(dev_.banks_per_pc());
+      pc_[pc].key[k].reserve(dev_.banks_per_pc());
+      pc_[pc].group[k].reserve(dev_.banks_per_pc());
+    }
   }
 }
 
@@ -53,17 +60,35 @@ void HbmController::enqueue(const HbmRequestIn& r, Cycle now) {
     auto& act = pc_[r.pc].active[kind];
     where_[kind][b] = static_cast<std::uint32_t>(act.size());
     act.push_back(b);
+    pc_[r.pc].term[kind].push_back(0);
+    pc_[r.pc].seq[kind].push_back(0);
+    pc_[r.pc].key[kind].push_back(0);
+    pc_[r.pc].group[kind].push_back(0);
   } else {
     pool_[tail_[kind][b]].next = idx;
   }
+  const bool was_active = tail_[kind][b] != kNone;
   tail_[kind][b] = idx;
   count_change(r.pc, kind, +1, now);
-  entry(kind, b).req = kNoReq;
-  // Only this bank's candidate can have changed, so only it can make a decision due earlier —
-  // unless the arrival flips the pseudo-channel between reads and writes.
   PcState& p = pc_[r.pc];
-  const bool was_stale = p.stale[kind];
-  p.stale[kind] = true;
+  // The bank's candidate is its oldest request's (or, FR-FCFS, its oldest row hit's): a request
+  // joining behind others changes it only when it is the first hit of the open row. Otherwise
+  // the candidate stays valid (the decision is still brought forward to its ready cycle, as
+  // for any arrival: that decision may issue a second command in a cycle).
+  const Cached& c = cache_[kind][b];
+  if (was_active && c.req != kNoReq &&
+      (c.cmd != HbmCommand::kPre || !hits_first_ || q.row != dev_.open_row(b))) {
+    if (p.refreshing) return;
+    const int before = p.mode;
+    update_mode(r.pc);
+    if (p.mode != before)
+      decide_at_[r.pc] = std::min(decide_at_[r.pc], now);
+    else if (kind == p.mode)
+      decide_at_[r.pc] = std::min(decide_at_[r.pc], std::max(now, ready(c, b)));
+    return;
+  }
+  const std::uint64_t was_stale = p.stale[kind];
+  invalidate(kind, b);
   if (p.refreshing) return;
   const int before = p.mode;
   update_mode(r.pc);
@@ -133,6 +158,12 @@ const HbmController::Cached& HbmController::recompute(int kind, std::uint32_t b)
   c.group = static_cast<std::uint16_t>(4 * dev_.group_of(b) + gslot);
   c.column = slot == 2;
   c.seq = pool_[req].seq;
+  PcState& p = pc_[dev_.pc_of(b)];
+  const std::uint32_t pos = where_[kind][b];
+  p.term[kind][pos] = c.term;
+  p.seq[kind][pos] = c.seq;
+  p.key[kind][pos] = static_cast<std::uint8_t>(slot);
+  p.group[kind][pos] = c.group;
   return c;
 }
 
@@ -161,39 +192,86 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   update_mode(pc);
   const int kind = p.mode;
   const bool w = kind != 0;
-  // A command is legal at the maximum of its bank's own term (cached with the candidate), its
+  // A command is legal at the maximum of its bank's own term (kept with the candidate), its
   // bank group's term and its pseudo-channel's (with the command bus): max of three loads.
   const Cycle pc_term[3] = {dev_.act_shared(pc), dev_.row_bus(), dev_.column_shared(pc, w)};
-  const Cycle* group_term = dev_.group_terms();
-  HbmPicker pick(sched_, t);
+  const Cycle* gt = dev_.group_terms();
   const std::vector<std::uint32_t>& act = p.active[kind];
   const std::uint32_t n = static_cast<std::uint32_t>(act.size());
-  const std::uint32_t* banks = act.data();
-  const Cached* cache = cache_[kind].data();
   if (p.stale[kind]) {  // recompute stale candidates first: the scan below only reads
-    for (std::uint32_t i = 0; i < n; ++i)
-      if (cache[banks[i]].req == kNoReq) recompute(kind, banks[i]);
-    p.stale[kind] = false;
+    const std::uint32_t base = pc * dev_.banks_per_pc();
+    for (std::uint64_t m = p.stale[kind]; m; m &= m - 1) {
+      const std::uint32_t b = base + static_cast<std::uint32_t>(__builtin_ctzll(m));
+      if (head_[kind][b] != kNone && cache_[kind][b].req == kNoReq) recompute(kind, b);
+    }
+    p.stale[kind] = 0;
   }
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const Cached& c = cache[banks[i]];
-    SYSTOLE_ASSERT(c.req != kNoReq, "HBM candidate left stale");
-    pick.offer(cmax(cmax(c.term, pc_term[c.slot]), group_term[c.group]), c.seq, i, c.column);
+  const Cycle* term = p.term[kind].data();
+  const std::uint32_t* seqs = p.seq[kind].data();
+  const std::uint8_t* keys = p.key[kind].data();
+  const std::uint16_t* groups = p.group[kind].data();
+  // Branch-free scan (the readiness of the candidates is unpredictable): (age << 32 | position)
+  // orders by age, which is unique.
+  std::uint32_t i_col = kNone, i_row = kNone;
+  bool col_lost = false, row_lost = false;  // FR-FCFS: a ready command is left for later
+  Cycle next;
+  if (sched_ == SchedulerKind::kFcfs) {  // only the oldest request may advance
+    std::uint64_t old = ~std::uint64_t{0};
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::uint64_t k = std::uint64_t{seqs[i]} << 32 | i;
+      old = k < old ? k : old;
+    }
+    Cycle old_ready = kNever;
+    if (n) {
+      const auto i = static_cast<std::uint32_t>(old);
+      old_ready = cmax(cmax(term[i], pc_term[keys[i]]), gt[groups[i]]);
+      if (old_ready <= t) (keys[i] == 2 ? i_col : i_row) = i;
+      next = cmax(old_ready, t + 1);
+    } else {
+      next = kNever;
+    }
+  } else {
+    std::uint32_t col_seq = kNone, row_seq = kNone;
+    bool cl = false, rl = false;
+    Cycle later = kNever;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const Cycle r = cmax(cmax(term[i], pc_term[keys[i]]), gt[groups[i]]);
+      if (r > t) {
+        later = r < later ? r : later;
+        continue;
+      }
+      const std::uint32_t sq = seqs[i];
+      if ((keys[i] & 3) == 2) {
+        cl |= i_col != kNone;
+        if (sq < col_seq) col_seq = sq, i_col = i;
+      } else {
+        rl |= i_row != kNone;
+        if (sq < row_seq) row_seq = sq, i_row = i;
+      }
+    }
+    next = later;
+    const bool ncol = cl, nrow = rl;
+    col_lost = ncol;
+    row_lost = nrow;
   }
   // Issue at most one column and one row command; the column one may unlink a request, which
   // reorders the active list, so both banks are read first.
-  const std::uint32_t i_col = pick.pick(true), i_row = pick.pick(false);
-  const std::uint32_t col_bank = i_col == HbmPicker::kNone ? kNone : act[i_col];
-  const std::uint32_t row_bank = i_row == HbmPicker::kNone ? kNone : act[i_row];
+  const std::uint32_t col_bank = i_col == kNone ? kNone : act[i_col];
+  const std::uint32_t row_bank = i_row == kNone ? kNone : act[i_row];
   if (col_bank != kNone) issue_column(kind, col_bank, t);
   if (row_bank != kNone) issue_row(kind, row_bank, t);
   // A ready candidate that lost its bus waits at least for the shared terms the picks raised;
   // the banks that issued have new candidates; the others only got later, never earlier.
-  Cycle next = std::min(due, pick.next(dev_.column_shared(pc, w), dev_.row_bus()));
+  // A ready candidate that lost its bus waits at least for the bus (FR-FCFS).
+  if (sched_ != SchedulerKind::kFcfs) {
+    if (col_lost) next = std::min(next, dev_.column_shared(pc, w));
+    if (row_lost) next = std::min(next, dev_.row_bus());
+    next = std::max(next, t + 1);
+  }
+  next = std::min(due, next);
   if (space_freed_) update_mode(pc);
   if (p.mode != kind) {
     next = t + 1;  // the other queue was not scanned
-    p.stale[kind] = true;
   } else {
     if (col_bank != kNone && head_[kind][col_bank] != kNone)
       next = std::min(next, ready(candidate(kind, col_bank), col_bank));
@@ -222,9 +300,18 @@ void HbmController::unlink(int kind, std::uint32_t b, std::uint32_t idx) {
   if (head_[kind][b] == kNone) {  // the bank leaves the active list
     auto& act = pc_[dev_.pc_of(b)].active[kind];
     const std::uint32_t pos = where_[kind][b];
+    PcState& p = pc_[dev_.pc_of(b)];
     act[pos] = act.back();
     where_[kind][act[pos]] = pos;
     act.pop_back();
+    p.term[kind][pos] = p.term[kind].back();
+    p.term[kind].pop_back();
+    p.seq[kind][pos] = p.seq[kind].back();
+    p.seq[kind].pop_back();
+    p.key[kind][pos] = p.key[kind].back();
+    p.key[kind].pop_back();
+    p.group[kind][pos] = p.group[kind].back();
+    p.group[kind].pop_back();
     where_[kind][b] = kNone;
   }
   pool_[idx].next = free_;
@@ -242,8 +329,7 @@ void HbmController::issue_column(int kind, std::uint32_t b, Cycle t) {
   note(cmd, b, t);
   const Cycle end = dev_.data_end(cmd, t);
   (q.write ? stats_.write_bursts : stats_.read_bursts) += 1;
-  cache_[1 - kind][b].req = kNoReq;  // its precharge term moved
-  pc_[dev_.pc_of(b)].stale[1 - kind] = true;
+  invalidate(1 - kind, b);  // its precharge term moved
   client_.on_burst(q.tag, end);
   if (cmd == HbmCommand::kReadAp || cmd == HbmCommand::kWriteAp) {
     ++stats_.precharges;
@@ -257,7 +343,7 @@ void HbmController::issue_column(int kind, std::uint32_t b, Cycle t) {
   (q.write ? stats_.writes : stats_.reads) += 1;
   done_[kind].push_back({end, q.tag});
   unlink(kind, b, idx);
-  cache_[kind][b].req = kNoReq;  // it served the finished request
+  invalidate(kind, b);  // it served the finished request
   count_change(dev_.pc_of(b), kind, -1, t);
   space_freed_ = true;
 }

@@ -70,7 +70,9 @@ class HbmController {
 
  private:
   static constexpr std::uint32_t kNone = ~0u;
-  static constexpr std::uint16_t kNoReq = 0xffff;  // pool indices fit 16 bits (queues <= 4096)
+  static constexpr std::uint16_t kNoReq = 0xffff;
+  static constexpr std::uint32_t kMaxGroups =
+      16;  // bank groups per pseudo-channel  // pool indices fit 16 bits (queues <= 4096)
   struct Request {
     std::uint32_t bank, row, col, bursts, seq, tag, next;
     bool write;
@@ -96,8 +98,16 @@ class HbmController {
     std::uint32_t count[2] = {0, 0};       // queued requests: reads, writes
     int mode = 0;                          // the kind served: 0 reads, 1 writes (draining)
     bool refreshing = false;               // a refresh is due: close the banks, then refresh
-    bool stale[2] = {false, false};        // some candidate of that kind must be recomputed
+    std::uint64_t stale[2] = {0, 0};       // banks (bit: bank within the PC) whose candidate of
+                                           // that kind must be recomputed
     std::vector<std::uint32_t> active[2];  // banks with requests of each kind
+    // The decision's scan reads, per active bank (same positions as `active`), its candidate's
+    // own term, age, pseudo-channel term slot (0 activate, 1 precharge, 2 column) and bank-group
+    // term (Cached::group): contiguous arrays, no indirection.
+    std::vector<Cycle> term[2];
+    std::vector<std::uint32_t> seq[2];
+    std::vector<std::uint8_t> key[2];
+    std::vector<std::uint16_t> group[2];
   };
 
   void decide(std::uint32_t pc, Cycle t);
@@ -116,9 +126,13 @@ class HbmController {
   Cached& entry(int kind, std::uint32_t b) { return cache_[kind][b]; }
   /// Marks both candidates of bank `b` stale.
   void invalidate(std::uint32_t b) {
-    cache_[0][b].req = cache_[1][b].req = kNoReq;
-    PcState& p = pc_[dev_.pc_of(b)];
-    p.stale[0] = p.stale[1] = true;
+    invalidate(0, b);
+    invalidate(1, b);
+  }
+  /// Marks bank `b`'s candidate of `kind` stale.
+  void invalidate(int kind, std::uint32_t b) {
+    cache_[kind][b].req = kNoReq;
+    pc_[dev_.pc_of(b)].stale[kind] |= std::uint64_t{1} << (b & (dev_.banks_per_pc() - 1));
   }
   void note(HbmCommand c, std::uint32_t target, Cycle t) {
     if (log_) log_->push_back({t, c, target});
