@@ -37,6 +37,7 @@ HbmController::HbmController(const HbmConfig& cfg, std::uint32_t index, std::uin
   }
   for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc) {
     decide_at_[pc] = refresh_.due(pc);
+    next_event_ = pc == 0 ? decide_at_[pc] : std::min(next_event_, decide_at_[pc]);
     for (int k = 0; k < 2; ++k) {
       pc_[pc].active[k].reserve(dev_.banks_per_pc());
       pc_[pc].term[k].reserve(dev_.banks_per_pc());
@@ -82,9 +83,9 @@ void HbmController::enqueue(const HbmRequestIn& r, Cycle now) {
     const int before = p.mode;
     update_mode(r.pc);
     if (p.mode != before)
-      decide_at_[r.pc] = std::min(decide_at_[r.pc], now);
+      bring_forward(r.pc, now);
     else if (kind == p.mode)
-      decide_at_[r.pc] = std::min(decide_at_[r.pc], std::max(now, ready(c, b)));
+      bring_forward(r.pc, std::max(now, ready(c, b)));
     return;
   }
   const std::uint64_t was_stale = p.stale[kind];
@@ -93,9 +94,9 @@ void HbmController::enqueue(const HbmRequestIn& r, Cycle now) {
   const int before = p.mode;
   update_mode(r.pc);
   if (p.mode != before) {
-    decide_at_[r.pc] = std::min(decide_at_[r.pc], now);
+    bring_forward(r.pc, now);
   } else if (kind == p.mode) {
-    decide_at_[r.pc] = std::min(decide_at_[r.pc], std::max(now, ready(candidate(kind, b), b)));
+    bring_forward(r.pc, std::max(now, ready(candidate(kind, b), b)));
     p.stale[kind] = was_stale;  // this bank's entry was just recomputed
   }
 }
@@ -112,6 +113,7 @@ void HbmController::process(Cycle t) {
   }
   for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc)
     if (decide_at_[pc] <= t) decide(pc, t);
+  update_next_event();
 }
 
 void HbmController::update_mode(std::uint32_t pc) {

@@ -52,13 +52,7 @@ class HbmController {
   bool full(std::uint32_t pc, bool write) const { return pc_[pc].count[write] >= capacity_[write]; }
   void enqueue(const HbmRequestIn& r, Cycle now);
   /// The next cycle this controller has something to do (kNever when nothing ever will).
-  Cycle next_event() const {
-    const Cycle done = std::min(done_[0].empty() ? kNever : done_[0].front().at,
-                                done_[1].empty() ? kNever : done_[1].front().at);
-    Cycle t = done;
-    for (const Cycle d : decide_at_) t = std::min(t, d);
-    return t;
-  }
+  Cycle next_event() const { return next_event_; }
   /// Completes requests whose data ended by `t`, then issues what can issue at `t`.
   void process(Cycle t);
   const HbmDevice& device() const { return dev_; }
@@ -111,6 +105,17 @@ class HbmController {
   };
 
   void decide(std::uint32_t pc, Cycle t);
+  /// A decision of `pc` is due by `t`.
+  void bring_forward(std::uint32_t pc, Cycle t) {
+    decide_at_[pc] = std::min(decide_at_[pc], t);
+    next_event_ = std::min(next_event_, t);
+  }
+  void update_next_event() {
+    Cycle t = std::min(done_[0].empty() ? kNever : done_[0].front().at,
+                       done_[1].empty() ? kNever : done_[1].front().at);
+    for (const Cycle d : decide_at_) t = std::min(t, d);
+    next_event_ = t;
+  }
   void update_mode(std::uint32_t pc);
   const Cached& candidate(int kind, std::uint32_t b) {
     const Cached& c = cache_[kind][b];
@@ -161,6 +166,7 @@ class HbmController {
   std::vector<Cached> cache_[2];                  // per bank: its candidate for each kind
   std::vector<PcState> pc_;
   std::vector<Cycle> decide_at_;  // per PC: next cycle a decision is due (kept apart: hot)
+  Cycle next_event_ = 0;          // min of decide_at_ and the completions' (kept up to date)
   std::uint32_t total_[2] = {0, 0};
   std::uint32_t seq_ = 0;
   HbmRing<Done> done_[2];

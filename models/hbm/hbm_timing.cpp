@@ -40,7 +40,7 @@ HbmTiming::HbmTiming(const HbmConfig& cfg) : cfg_(cfg), map_(cfg) {
     ctl_.push_back(std::make_unique<HbmController>(cfg, c, total_pcs_, *this));
   pcs_ = static_cast<std::uint32_t>(cfg.pseudo_channels);
   ingress_.resize(static_cast<std::size_t>(n) * pcs_ * 2);
-  is_dirty_.assign(n, false);
+  is_dirty_.assign(n, 0);
   next_.resize(n);
   for (std::uint32_t c = 0; c < n; ++c) next_[c] = ctl_[c]->next_event();
   tck_ps_ = cfg.tck_ps();
@@ -53,13 +53,13 @@ HbmTiming::~HbmTiming() = default;
 
 void HbmTiming::touch(std::uint32_t c) {
   if (is_dirty_[c]) return;
-  is_dirty_[c] = true;
+  is_dirty_[c] = 1;
   dirty_.push_back(c);
 }
 
 Cycle HbmTiming::refresh_next() {
   for (const std::uint32_t c : dirty_) {
-    is_dirty_[c] = false;
+    is_dirty_[c] = 0;
     next_[c] = ctl_[c]->next_event();
   }
   dirty_.clear();

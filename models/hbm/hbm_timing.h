@@ -91,7 +91,7 @@ class HbmTiming : public HbmControllerClient {
   std::vector<HbmCompletion> completed_;
   std::vector<Cycle> next_;  // per channel: its next event (stale while dirty)
   std::vector<std::uint32_t> dirty_;
-  std::vector<bool> is_dirty_;
+  std::vector<std::uint8_t> is_dirty_;
   Cycle now_ = 0;
   TransferId next_id_ = 1;
   std::uint64_t active_ = 0, requests_ = 0;
