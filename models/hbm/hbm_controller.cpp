@@ -33,18 +33,12 @@ HbmController::HbmController(const HbmConfig& cfg, std::uint32_t index, std::uin
     head_[k].assign(dev_.banks(), kNone);
     tail_[k].assign(dev_.banks(), kNone);
     where_[k].assign(dev_.banks(), kNone);
+    slots_[k].assign(dev_.banks(), Slot{0, 0, 0, 0});
     cache_[k].assign(dev_.banks(), Cached{});
   }
   for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc) {
     decide_at_[pc] = refresh_.due(pc);
     next_event_ = pc == 0 ? decide_at_[pc] : std::min(next_event_, decide_at_[pc]);
-    for (int k = 0; k < 2; ++k) {
-      pc_[pc].active[k].reserve(dev_.banks_per_pc());
-      pc_[pc].term[k].reserve(dev_.banks_per_pc());
-      pc_[pc].seq[k].reserve(dev_.banks_per_pc());
-      pc_[pc].key[k].reserve(dev_.banks_per_pc());
-      pc_[pc].group[k].reserve(dev_.banks_per_pc());
-    }
   }
 }
 
@@ -58,13 +52,9 @@ void HbmController::enqueue(const HbmRequestIn& r, Cycle now) {
   const std::uint32_t b = q.bank;
   if (tail_[kind][b] == kNone) {
     head_[kind][b] = idx;
-    auto& act = pc_[r.pc].active[kind];
-    where_[kind][b] = static_cast<std::uint32_t>(act.size());
-    act.push_back(b);
-    pc_[r.pc].term[kind].push_back(0);
-    pc_[r.pc].seq[kind].push_back(0);
-    pc_[r.pc].key[kind].push_back(0);
-    pc_[r.pc].group[kind].push_back(0);
+    const std::uint32_t pos = r.pc * dev_.banks_per_pc() + pc_[r.pc].active[kind]++;
+    where_[kind][b] = pos;
+    slots_[kind][pos].bank = static_cast<std::uint16_t>(b);
   } else {
     pool_[tail_[kind][b]].next = idx;
   }
@@ -160,12 +150,10 @@ const HbmController::Cached& HbmController::recompute(int kind, std::uint32_t b)
   c.group = static_cast<std::uint16_t>(4 * dev_.group_of(b) + gslot);
   c.column = slot == 2;
   c.seq = pool_[req].seq;
-  PcState& p = pc_[dev_.pc_of(b)];
-  const std::uint32_t pos = where_[kind][b];
-  p.term[kind][pos] = c.term;
-  p.seq[kind][pos] = c.seq;
-  p.key[kind][pos] = static_cast<std::uint8_t>(slot);
-  p.group[kind][pos] = c.group;
+  Slot& sl = slots_[kind][where_[kind][b]];
+  sl.term = c.term;
+  sl.seq = c.seq;
+  sl.group = c.group;
   return c;
 }
 
@@ -196,10 +184,11 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   const bool w = kind != 0;
   // A command is legal at the maximum of its bank's own term (kept with the candidate), its
   // bank group's term and its pseudo-channel's (with the command bus): max of three loads.
-  const Cycle pc_term[3] = {dev_.act_shared(pc), dev_.row_bus(), dev_.column_shared(pc, w)};
+  // Indexed by the group term's slot (GroupSlot: activate, none = precharge, read, write).
+  const Cycle col_term = dev_.column_shared(pc, w);
+  const Cycle pc_term[4] = {dev_.act_shared(pc), dev_.row_bus(), col_term, col_term};
   const Cycle* gt = dev_.group_terms();
-  const std::vector<std::uint32_t>& act = p.active[kind];
-  const std::uint32_t n = static_cast<std::uint32_t>(act.size());
+  const std::uint32_t n = p.active[kind];
   if (p.stale[kind]) {  // recompute stale candidates first: the scan below only reads
     const std::uint32_t base = pc * dev_.banks_per_pc();
     for (std::uint64_t m = p.stale[kind]; m; m &= m - 1) {
@@ -208,10 +197,7 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
     }
     p.stale[kind] = 0;
   }
-  const Cycle* term = p.term[kind].data();
-  const std::uint32_t* seqs = p.seq[kind].data();
-  const std::uint8_t* keys = p.key[kind].data();
-  const std::uint16_t* groups = p.group[kind].data();
+  const Slot* slot = slots_[kind].data() + pc * dev_.banks_per_pc();
   // Branch-free scan (the readiness of the candidates is unpredictable): (age << 32 | position)
   // orders by age, which is unique.
   std::uint32_t i_col = kNone, i_row = kNone;
@@ -220,14 +206,15 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   if (sched_ == SchedulerKind::kFcfs) {  // only the oldest request may advance
     std::uint64_t old = ~std::uint64_t{0};
     for (std::uint32_t i = 0; i < n; ++i) {
-      const std::uint64_t k = std::uint64_t{seqs[i]} << 32 | i;
+      const std::uint64_t k = std::uint64_t{slot[i].seq} << 32 | i;
       old = k < old ? k : old;
     }
     Cycle old_ready = kNever;
     if (n) {
       const auto i = static_cast<std::uint32_t>(old);
-      old_ready = cmax(cmax(term[i], pc_term[keys[i]]), gt[groups[i]]);
-      if (old_ready <= t) (keys[i] == 2 ? i_col : i_row) = i;
+      const Slot& c = slot[i];
+      old_ready = cmax(cmax(c.term, pc_term[c.group & 3]), gt[c.group]);
+      if (old_ready <= t) ((c.group & 3) >= 2 ? i_col : i_row) = i;
       next = cmax(old_ready, t + 1);
     } else {
       next = kNever;
@@ -237,13 +224,14 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
     bool cl = false, rl = false;
     Cycle later = kNever;
     for (std::uint32_t i = 0; i < n; ++i) {
-      const Cycle r = cmax(cmax(term[i], pc_term[keys[i]]), gt[groups[i]]);
+      const Slot& c = slot[i];
+      const Cycle r = cmax(cmax(c.term, pc_term[c.group & 3]), gt[c.group]);
       if (r > t) {
         later = r < later ? r : later;
         continue;
       }
-      const std::uint32_t sq = seqs[i];
-      if ((keys[i] & 3) == 2) {
+      const std::uint32_t sq = c.seq;
+      if ((c.group & 3) >= 2) {
         cl |= i_col != kNone;
         if (sq < col_seq) col_seq = sq, i_col = i;
       } else {
@@ -258,8 +246,8 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   }
   // Issue at most one column and one row command; the column one may unlink a request, which
   // reorders the active list, so both banks are read first.
-  const std::uint32_t col_bank = i_col == kNone ? kNone : act[i_col];
-  const std::uint32_t row_bank = i_row == kNone ? kNone : act[i_row];
+  const std::uint32_t col_bank = i_col == kNone ? kNone : slot[i_col].bank;
+  const std::uint32_t row_bank = i_row == kNone ? kNone : slot[i_row].bank;
   if (col_bank != kNone) issue_column(kind, col_bank, t);
   if (row_bank != kNone) issue_row(kind, row_bank, t);
   // A ready candidate that lost its bus waits at least for the shared terms the picks raised;
@@ -300,20 +288,12 @@ void HbmController::unlink(int kind, std::uint32_t b, std::uint32_t idx) {
   (prev == kNone ? head_[kind][b] : pool_[prev].next) = nxt;
   if (tail_[kind][b] == idx) tail_[kind][b] = prev;
   if (head_[kind][b] == kNone) {  // the bank leaves the active list
-    auto& act = pc_[dev_.pc_of(b)].active[kind];
+    const std::uint32_t pc = dev_.pc_of(b);
     const std::uint32_t pos = where_[kind][b];
-    PcState& p = pc_[dev_.pc_of(b)];
-    act[pos] = act.back();
-    where_[kind][act[pos]] = pos;
-    act.pop_back();
-    p.term[kind][pos] = p.term[kind].back();
-    p.term[kind].pop_back();
-    p.seq[kind][pos] = p.seq[kind].back();
-    p.seq[kind].pop_back();
-    p.key[kind][pos] = p.key[kind].back();
-    p.key[kind].pop_back();
-    p.group[kind][pos] = p.group[kind].back();
-    p.group[kind].pop_back();
+    const std::uint32_t last = pc * dev_.banks_per_pc() + --pc_[pc].active[kind];
+    Slot* sl = slots_[kind].data();
+    sl[pos] = sl[last];
+    where_[kind][sl[pos].bank] = pos;
     where_[kind][b] = kNone;
   }
   pool_[idx].next = free_;

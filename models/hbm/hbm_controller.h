@@ -83,25 +83,25 @@ class HbmController {
     HbmCommand cmd = HbmCommand::kAct;
     bool column = false;  // a column command (row hit)
   };
+  /// An active bank's candidate as the decision's scan reads it (16 bytes, a PC's contiguous).
+  struct Slot {
+    Cycle term;           // the bank's own term (Cached::term)
+    std::uint32_t seq;    // age (Cached::seq)
+    std::uint16_t group;  // bank-group term index (Cached::group); & 3: its GroupSlot
+    std::uint16_t bank;
+  };
   struct Done {
     Cycle at;
     std::uint32_t tag;
   };
   /// Per pseudo-channel scheduling state.
   struct PcState {
-    std::uint32_t count[2] = {0, 0};       // queued requests: reads, writes
-    int mode = 0;                          // the kind served: 0 reads, 1 writes (draining)
-    bool refreshing = false;               // a refresh is due: close the banks, then refresh
-    std::uint64_t stale[2] = {0, 0};       // banks (bit: bank within the PC) whose candidate of
-                                           // that kind must be recomputed
-    std::vector<std::uint32_t> active[2];  // banks with requests of each kind
-    // The decision's scan reads, per active bank (same positions as `active`), its candidate's
-    // own term, age, pseudo-channel term slot (0 activate, 1 precharge, 2 column) and bank-group
-    // term (Cached::group): contiguous arrays, no indirection.
-    std::vector<Cycle> term[2];
-    std::vector<std::uint32_t> seq[2];
-    std::vector<std::uint8_t> key[2];
-    std::vector<std::uint16_t> group[2];
+    std::uint32_t count[2] = {0, 0};   // queued requests: reads, writes
+    int mode = 0;                      // the kind served: 0 reads, 1 writes (draining)
+    bool refreshing = false;           // a refresh is due: close the banks, then refresh
+    std::uint64_t stale[2] = {0, 0};   // banks (bit: bank within the PC) whose candidate of
+                                       // that kind must be recomputed
+    std::uint32_t active[2] = {0, 0};  // banks with requests of each kind (their slots)
   };
 
   void decide(std::uint32_t pc, Cycle t);
@@ -162,8 +162,9 @@ class HbmController {
   std::vector<Request> pool_;
   std::uint32_t free_ = kNone;
   std::vector<std::uint32_t> head_[2], tail_[2];  // per bank, per kind (0 read, 1 write)
-  std::vector<std::uint32_t> where_[2];           // per bank: position in its active list
-  std::vector<Cached> cache_[2];                  // per bank: its candidate for each kind
+  std::vector<std::uint32_t> where_[2];           // per bank: its slot among its PC's active
+  std::vector<Slot> slots_[2];    // per kind: banks_per_pc slots per PC, the first `active` used
+  std::vector<Cached> cache_[2];  // per bank: its candidate for each kind
   std::vector<PcState> pc_;
   std::vector<Cycle> decide_at_;  // per PC: next cycle a decision is due (kept apart: hot)
   Cycle next_event_ = 0;          // min of decide_at_ and the completions' (kept up to date)
