@@ -132,28 +132,20 @@ const HbmController::Cached& HbmController::recompute(int kind, std::uint32_t b)
       hit = h;
     }
   }
-  std::uint32_t req, slot;
+  Slot& sl = slots_[kind][where_[kind][b]];
+  std::uint32_t req, gslot;
   if (!dev_.is_open(b)) {
-    req = h, slot = 0, c.cmd = HbmCommand::kAct, c.term = dev_.act_bank(b);
+    req = h, gslot = HbmDevice::kGroupAct, c.cmd = HbmCommand::kAct, sl.term = dev_.act_bank(b);
   } else if (hit != kNone) {
-    req = hit, slot = 2, c.cmd = kind ? HbmCommand::kWrite : HbmCommand::kRead;
-    c.term = dev_.column_bank(b, kind != 0);
+    req = hit, gslot = kind ? HbmDevice::kGroupWr : HbmDevice::kGroupRd;
+    c.cmd = kind ? HbmCommand::kWrite : HbmCommand::kRead;
+    sl.term = dev_.column_bank(b, kind != 0);
   } else {
-    req = h, slot = 1, c.cmd = HbmCommand::kPre, c.term = dev_.pre_bank(b);
+    req = h, gslot = HbmDevice::kGroupNone, c.cmd = HbmCommand::kPre, sl.term = dev_.pre_bank(b);
   }
   c.req = static_cast<std::uint16_t>(req);
-  c.slot = static_cast<std::uint8_t>(slot);
-  const std::uint32_t gslot = slot == 0   ? HbmDevice::kGroupAct
-                              : slot == 1 ? HbmDevice::kGroupNone
-                              : kind      ? HbmDevice::kGroupWr
-                                          : HbmDevice::kGroupRd;
-  c.group = static_cast<std::uint16_t>(4 * dev_.group_of(b) + gslot);
-  c.column = slot == 2;
-  c.seq = pool_[req].seq;
-  Slot& sl = slots_[kind][where_[kind][b]];
-  sl.term = c.term;
-  sl.seq = c.seq;
-  sl.group = c.group;
+  sl.group = static_cast<std::uint16_t>(4 * dev_.group_of(b) + gslot);
+  sl.seq = pool_[req].seq;
   return c;
 }
 

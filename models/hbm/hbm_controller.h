@@ -74,20 +74,19 @@ class HbmController {
   /// A bank's candidate command for one kind of request, with the bank's own timing term for
   /// it: both change only when a command issues to the bank or its requests change, which is
   /// when the entry is invalidated.
+  /// A bank's candidate command for one kind of request: valid until a command issues to the
+  /// bank or its requests change, when the entry is invalidated. What the scan reads of it
+  /// (its own timing term, age, group term) is kept in the bank's Slot.
   struct Cached {
-    Cycle term = 0;              // the bank's own earliest cycle for `cmd`
-    std::uint32_t seq = 0;       // age of the request it serves
     std::uint16_t req = kNoReq;  // its index in the pool; kNoReq: must be recomputed
-    std::uint8_t slot = 0;  // which pseudo-channel term applies: 0 activate, 1 precharge, 2 column
-    std::uint16_t group = 0;  // its bank-group term: group_terms()[group] (slot folded in)
     HbmCommand cmd = HbmCommand::kAct;
-    bool column = false;  // a column command (row hit)
   };
+
   /// An active bank's candidate as the decision's scan reads it (16 bytes, a PC's contiguous).
   struct Slot {
-    Cycle term;           // the bank's own term (Cached::term)
-    std::uint32_t seq;    // age (Cached::seq)
-    std::uint16_t group;  // bank-group term index (Cached::group); & 3: its GroupSlot
+    Cycle term;           // the bank's own earliest cycle for its candidate
+    std::uint32_t seq;    // age of the request the candidate serves
+    std::uint16_t group;  // its bank-group term: group_terms()[group]; & 3: its GroupSlot
     std::uint16_t bank;
   };
   struct Done {
