@@ -91,7 +91,8 @@ void HbmController::enqueue(const HbmRequestIn& r, Cycle now) {
   }
 }
 
-void HbmController::process(Cycle t) {
+void HbmController::complete(Cycle t) {
+  bool any = false;
   for (;;) {  // completions, oldest first across the read and write pipelines
     const bool r = !done_[0].empty() && done_[0].front().at <= t;
     const bool w = !done_[1].empty() && done_[1].front().at <= t;
@@ -100,7 +101,12 @@ void HbmController::process(Cycle t) {
     const Done d = done_[k].front();
     done_[k].pop_front();
     client_.on_request_done(d.tag, d.at);
+    any = true;
   }
+  if (any) update_next_event();
+}
+
+void HbmController::decide_due(Cycle t) {
   for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc)
     if (decide_at_[pc] <= t) decide(pc, t);
   update_next_event();

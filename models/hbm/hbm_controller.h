@@ -54,7 +54,24 @@ class HbmController {
   /// The next cycle this controller has something to do (kNever when nothing ever will).
   Cycle next_event() const { return next_event_; }
   /// Completes requests whose data ended by `t`, then issues what can issue at `t`.
-  void process(Cycle t);
+  void process(Cycle t) {
+    complete(t);
+    decide_due(t);
+  }
+  /// Completes the requests whose data ended by `t` (oldest first, reads before writes).
+  void complete(Cycle t);
+  /// One pass over the pseudo-channels: decides those due by `t`.
+  void decide_due(Cycle t);
+  /// The next cycle a decision is due (kNever: none) and the next completion.
+  Cycle next_decide() const {
+    Cycle t = kNever;
+    for (const Cycle d : decide_at_) t = std::min(t, d);
+    return t;
+  }
+  Cycle next_done() const {
+    return std::min(done_[0].empty() ? kNever : done_[0].front().at,
+                    done_[1].empty() ? kNever : done_[1].front().at);
+  }
   const HbmDevice& device() const { return dev_; }
   /// Counters up to `now` (queue areas and bank busy time are closed at `now`).
   HbmChannelStats stats(Cycle now) const;
