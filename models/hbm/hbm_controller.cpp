@@ -218,29 +218,57 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
       next = kNever;
     }
   } else {
-    std::uint32_t col_seq = kNone, row_seq = kNone;
-    bool cl = false, rl = false;
-    Cycle later = kNever;
-    for (std::uint32_t i = 0; i < n; ++i) {
-      const Slot& c = slot[i];
-      const Cycle r = cmax(cmax(c.term, pc_term[c.group & 3]), gt[c.group]);
-      if (r > t) {
-        later = r < later ? r : later;
-        continue;
+    if (n <= kBranchFreeScan) {
+      // Branch-free (whether a candidate is ready is unpredictable): masks, not conditions;
+      // (age << 32 | slot) orders by age, which is unique.
+      constexpr std::uint64_t kNo = ~std::uint64_t{0};
+      std::uint64_t col = kNo, row = kNo;
+      std::uint32_t ncol = 0, nrow = 0;
+      std::uint64_t later = kNever;
+      for (std::uint32_t i = 0; i < n; ++i) {
+        const Slot& c = slot[i];
+        const Cycle r = cmax(cmax(c.term, pc_term[c.group & 3]), gt[c.group]);
+        const std::uint64_t ready = std::uint64_t{0} - static_cast<std::uint64_t>(r <= t);
+        const std::uint64_t is_col =
+            std::uint64_t{0} - static_cast<std::uint64_t>((c.group & 3) >= 2);
+        const std::uint64_t k = std::uint64_t{c.seq} << 32 | i;
+        const std::uint64_t kc = k | ~(ready & is_col), kr = k | ~(ready & ~is_col);
+        col = kc < col ? kc : col;
+        row = kr < row ? kr : row;
+        ncol += static_cast<std::uint32_t>(ready & is_col & 1);
+        nrow += static_cast<std::uint32_t>(ready & ~is_col & 1);
+        const std::uint64_t rl = static_cast<std::uint64_t>(r) | ready;  // ready: never the least
+        later = rl < later ? rl : later;
       }
-      const std::uint32_t sq = c.seq;
-      if ((c.group & 3) >= 2) {
-        cl |= i_col != kNone;
-        if (sq < col_seq) col_seq = sq, i_col = i;
-      } else {
-        rl |= i_row != kNone;
-        if (sq < row_seq) row_seq = sq, i_row = i;
+      if (col != kNo) i_col = static_cast<std::uint32_t>(col);
+      if (row != kNo) i_row = static_cast<std::uint32_t>(row);
+      next = static_cast<Cycle>(later);
+      col_lost = ncol > 1;
+      row_lost = nrow > 1;
+    } else {  // many candidates, most of them waiting: branches predict well
+      std::uint32_t col_seq = kNone, row_seq = kNone;
+      bool cl = false, rl = false;
+      Cycle later = kNever;
+      for (std::uint32_t i = 0; i < n; ++i) {
+        const Slot& c = slot[i];
+        const Cycle r = cmax(cmax(c.term, pc_term[c.group & 3]), gt[c.group]);
+        if (r > t) {
+          later = r < later ? r : later;
+          continue;
+        }
+        const std::uint32_t sq = c.seq;
+        if ((c.group & 3) >= 2) {
+          cl |= i_col != kNone;
+          if (sq < col_seq) col_seq = sq, i_col = i;
+        } else {
+          rl |= i_row != kNone;
+          if (sq < row_seq) row_seq = sq, i_row = i;
+        }
       }
+      next = later;
+      col_lost = cl;
+      row_lost = rl;
     }
-    next = later;
-    const bool ncol = cl, nrow = rl;
-    col_lost = ncol;
-    row_lost = nrow;
   }
   // Issue at most one column and one row command; the column one may unlink a request, which
   // reorders the active list, so both banks are read first.

@@ -82,6 +82,9 @@ class HbmController {
  private:
   static constexpr std::uint32_t kNone = ~0u;
   static constexpr std::uint16_t kNoReq = 0xffff;
+  /// Up to this many candidates the scan is branch-free (faster when many are ready, as in
+  /// streams); beyond, it branches (random traffic: many banks, most waiting).
+  static constexpr std::uint32_t kBranchFreeScan = 8;
   static constexpr std::uint32_t kMaxGroups =
       16;  // bank groups per pseudo-channel  // pool indices fit 16 bits (queues <= 4096)
   struct Request {
