@@ -36,10 +36,8 @@ HbmController::HbmController(const HbmConfig& cfg, std::uint32_t index, std::uin
     slots_[k].assign(dev_.banks(), Slot{0, 0, 0, 0});
     cache_[k].assign(dev_.banks(), Cached{});
   }
-  for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc) {
-    decide_at_[pc] = refresh_.due(pc);
-    next_event_ = pc == 0 ? decide_at_[pc] : std::min(next_event_, decide_at_[pc]);
-  }
+  for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc) decide_at_[pc] = refresh_.due(pc);
+  update_next_event();
 }
 
 void HbmController::enqueue(const HbmRequestIn& r, Cycle now) {

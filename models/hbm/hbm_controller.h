@@ -63,11 +63,7 @@ class HbmController {
   /// One pass over the pseudo-channels: decides those due by `t`.
   void decide_due(Cycle t);
   /// The next cycle a decision is due (kNever: none) and the next completion.
-  Cycle next_decide() const {
-    Cycle t = kNever;
-    for (const Cycle d : decide_at_) t = std::min(t, d);
-    return t;
-  }
+  Cycle next_decide() const { return next_decide_; }
   Cycle next_done() const {
     return std::min(done_[0].empty() ? kNever : done_[0].front().at,
                     done_[1].empty() ? kNever : done_[1].front().at);
@@ -127,13 +123,14 @@ class HbmController {
   /// A decision of `pc` is due by `t`.
   void bring_forward(std::uint32_t pc, Cycle t) {
     decide_at_[pc] = std::min(decide_at_[pc], t);
+    next_decide_ = std::min(next_decide_, t);
     next_event_ = std::min(next_event_, t);
   }
   void update_next_event() {
-    Cycle t = std::min(done_[0].empty() ? kNever : done_[0].front().at,
-                       done_[1].empty() ? kNever : done_[1].front().at);
-    for (const Cycle d : decide_at_) t = std::min(t, d);
-    next_event_ = t;
+    Cycle d = kNever;
+    for (const Cycle a : decide_at_) d = std::min(d, a);
+    next_decide_ = d;
+    next_event_ = std::min(d, next_done());
   }
   void update_mode(std::uint32_t pc);
   const Cached& candidate(int kind, std::uint32_t b) {
@@ -186,7 +183,8 @@ class HbmController {
   std::vector<Cached> cache_[2];  // per bank: its candidate for each kind
   std::vector<PcState> pc_;
   std::vector<Cycle> decide_at_;  // per PC: next cycle a decision is due (kept apart: hot)
-  Cycle next_event_ = 0;          // min of decide_at_ and the completions' (kept up to date)
+  Cycle next_decide_ = 0;         // min of decide_at_ (kept up to date)
+  Cycle next_event_ = 0;          // and of the completions' (kept up to date)
   std::uint32_t total_[2] = {0, 0};
   std::uint32_t seq_ = 0;
   HbmRing<Done> done_[2];
