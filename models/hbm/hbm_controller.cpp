@@ -37,7 +37,7 @@ HbmController::HbmController(const HbmConfig& cfg, std::uint32_t index, std::uin
     cache_[k].assign(dev_.banks(), Cached{});
   }
   for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc) decide_at_[pc] = refresh_.due(pc);
-  update_next_event();
+  update_next_decide();
 }
 
 void HbmController::enqueue(const HbmRequestIn& r, Cycle now) {
@@ -90,7 +90,6 @@ void HbmController::enqueue(const HbmRequestIn& r, Cycle now) {
 }
 
 void HbmController::complete(Cycle t) {
-  bool any = false;
   for (;;) {  // completions, oldest first across the read and write pipelines
     const bool r = !done_[0].empty() && done_[0].front().at <= t;
     const bool w = !done_[1].empty() && done_[1].front().at <= t;
@@ -99,15 +98,13 @@ void HbmController::complete(Cycle t) {
     const Done d = done_[k].front();
     done_[k].pop_front();
     client_.on_request_done(d.tag, d.at);
-    any = true;
   }
-  if (any) update_next_event();
 }
 
 void HbmController::decide_due(Cycle t) {
   for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc)
     if (decide_at_[pc] <= t) decide(pc, t);
-  update_next_event();
+  update_next_decide();
 }
 
 void HbmController::update_mode(std::uint32_t pc) {

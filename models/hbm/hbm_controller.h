@@ -52,7 +52,7 @@ class HbmController {
   bool full(std::uint32_t pc, bool write) const { return pc_[pc].count[write] >= capacity_[write]; }
   void enqueue(const HbmRequestIn& r, Cycle now);
   /// The next cycle this controller has something to do (kNever when nothing ever will).
-  Cycle next_event() const { return next_event_; }
+  Cycle next_event() const { return std::min(next_decide_, next_done()); }
   /// Completes requests whose data ended by `t`, then issues what can issue at `t`.
   void process(Cycle t) {
     complete(t);
@@ -124,13 +124,11 @@ class HbmController {
   void bring_forward(std::uint32_t pc, Cycle t) {
     decide_at_[pc] = std::min(decide_at_[pc], t);
     next_decide_ = std::min(next_decide_, t);
-    next_event_ = std::min(next_event_, t);
   }
-  void update_next_event() {
+  void update_next_decide() {
     Cycle d = kNever;
     for (const Cycle a : decide_at_) d = std::min(d, a);
     next_decide_ = d;
-    next_event_ = std::min(d, next_done());
   }
   void update_mode(std::uint32_t pc);
   const Cached& candidate(int kind, std::uint32_t b) {
@@ -184,7 +182,6 @@ class HbmController {
   std::vector<PcState> pc_;
   std::vector<Cycle> decide_at_;  // per PC: next cycle a decision is due (kept apart: hot)
   Cycle next_decide_ = 0;         // min of decide_at_ (kept up to date)
-  Cycle next_event_ = 0;          // and of the completions' (kept up to date)
   std::uint32_t total_[2] = {0, 0};
   std::uint32_t seq_ = 0;
   HbmRing<Done> done_[2];

@@ -42,6 +42,7 @@ HbmTiming::HbmTiming(const HbmConfig& cfg) : cfg_(cfg), map_(cfg) {
   ingress_.resize(static_cast<std::size_t>(n) * pcs_ * 2);
   arrivals_.resize(n);
   window_ = std::max<Cycle>(1, std::min(cfg.t_cl, cfg.t_cwl) + cfg.t_bl());
+  read_window_ = std::max<Cycle>(1, cfg.t_cl + cfg.t_bl());
   tck_ps_ = cfg.tck_ps();
   while ((1u << atom_shift_) < map_.atom_bytes()) ++atom_shift_;
   atom_mask_ = (std::uint64_t{1} << atom_shift_) - 1;
@@ -87,6 +88,7 @@ void HbmTiming::start_transfer(std::uint32_t port, const DmaDescriptor& d, bool 
   x.live = true;
   x.bursts_floor = d.bytes() / map_.atom_bytes();
   ++active_;
+  active_writes_ += write;
   if (d.bytes() == 0) {
     finish(slot, now_);
   } else {
@@ -99,6 +101,7 @@ void HbmTiming::finish(std::uint32_t slot, Cycle t) {
   Transfer& x = xfers_[slot];
   completed_.push_back({x.id, x.port, t});
   --active_;
+  active_writes_ -= x.write;
   x.live = false;
   x.gather = {};
   x.next_free = free_xfer_;
@@ -252,7 +255,7 @@ void HbmTiming::advance_to(Cycle t) {
   for (;;) {
     const Cycle at = next_event();
     if (at > t) break;
-    run_window(at, std::min(at + window_, t + 1), false);
+    run_window(at, std::min(at + window(), t + 1), false);
   }
   now_ = std::max(now_, t);
 }
@@ -261,7 +264,7 @@ Cycle HbmTiming::run_until_idle() {
   while (active_ > 0) {
     const Cycle at = next_event();
     SYSTOLE_ASSERT(at < kNever, "HBM model stalled with transfers in flight");
-    run_window(at, at + window_, true);
+    run_window(at, at + window(), true);
   }
   Cycle last = now_;
   for (const auto& c : completed_) last = std::max(last, c.at);

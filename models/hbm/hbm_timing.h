@@ -91,6 +91,9 @@ class HbmTiming : public HbmControllerClient {
   /// after the cycle in which the last active transfer completes. Returns the cycle after the
   /// last one processed.
   Cycle run_window(Cycle from, Cycle to, bool until_idle);
+  /// Cycles no command issued from now completes within: reads take longer than writes, and
+  /// with no write transfer active no write can issue (none is queued or can be generated).
+  Cycle window() const { return active_writes_ ? window_ : read_window_; }
 
   HbmConfig cfg_;
   HbmAddressMap map_;
@@ -111,6 +114,8 @@ class HbmTiming : public HbmControllerClient {
   bool deferring_ = false;                      // completions are being replayed: defer arrivals
   std::uint32_t origin_ = 0;                    // the channel whose completions are replayed
   Cycle window_ = 1;                            // no command issued in a window completes within it
+  Cycle read_window_ = 1;                       // the same while no write transfer is active
+  std::uint64_t active_writes_ = 0;
   Cycle now_ = 0;
   TransferId next_id_ = 1;
   std::uint64_t active_ = 0, requests_ = 0;
