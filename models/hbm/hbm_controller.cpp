@@ -195,7 +195,12 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   // orders by age, which is unique.
   std::uint32_t i_col = kNone, i_row = kNone;
   bool col_lost = false, row_lost = false;  // FR-FCFS: a ready command is left for later
-  Cycle next;
+  bool pre_lost = false;                    // a precharge may be among the ready row commands
+  // The branching scan keeps the earliest cycle of the waiting candidates per GroupSlot: after
+  // the picks issue, none of them can issue before that kind's shared term either.
+  Cycle waiting[4] = {kNever, kNever, kNever, kNever};
+  bool typed = false;
+  Cycle next = kNever;
   if (sched_ == SchedulerKind::kFcfs) {  // only the oldest request may advance
     std::uint64_t old = ~std::uint64_t{0};
     for (std::uint32_t i = 0; i < n; ++i) {
@@ -240,15 +245,19 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
       next = static_cast<Cycle>(later);
       col_lost = ncol > 1;
       row_lost = nrow > 1;
+      if (row_lost)  // is a ready precharge among them?
+        for (std::uint32_t i = 0; i < n; ++i)
+          if ((slot[i].group & 3) == HbmDevice::kGroupNone && slot[i].term <= t && pc_term[1] <= t)
+            pre_lost = true;
     } else {  // many candidates, most of them waiting: branches predict well
       std::uint32_t col_seq = kNone, row_seq = kNone;
       bool cl = false, rl = false;
-      Cycle later = kNever;
       for (std::uint32_t i = 0; i < n; ++i) {
         const Slot& c = slot[i];
         const Cycle r = cmax(cmax(c.term, pc_term[c.group & 3]), gt[c.group]);
         if (r > t) {
-          later = r < later ? r : later;
+          Cycle& l = waiting[c.group & 3];
+          l = r < l ? r : l;
           continue;
         }
         const std::uint32_t sq = c.seq;
@@ -257,10 +266,11 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
           if (sq < col_seq) col_seq = sq, i_col = i;
         } else {
           rl |= i_row != kNone;
+          pre_lost |= (c.group & 3) == HbmDevice::kGroupNone;
           if (sq < row_seq) row_seq = sq, i_row = i;
         }
       }
-      next = later;
+      typed = true;
       col_lost = cl;
       row_lost = rl;
     }
@@ -275,8 +285,13 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   // the banks that issued have new candidates; the others only got later, never earlier.
   // A ready candidate that lost its bus waits at least for the bus (FR-FCFS).
   if (sched_ != SchedulerKind::kFcfs) {
+    if (typed)
+      next = std::min({cmax(waiting[0], dev_.act_shared(pc)), cmax(waiting[1], dev_.row_bus()),
+                       cmax(std::min(waiting[2], waiting[3]), dev_.column_shared(pc, w))});
     if (col_lost) next = std::min(next, dev_.column_shared(pc, w));
-    if (row_lost) next = std::min(next, dev_.row_bus());
+    // Ready activates that lost wait for the activate terms the pick raised (tRRD, tFAW, and
+    // the row bus); a precharge only for the row bus.
+    if (row_lost) next = std::min(next, pre_lost ? dev_.row_bus() : dev_.act_shared(pc));
     next = std::max(next, t + 1);
   }
   next = std::min(due, next);
