@@ -53,6 +53,7 @@ void HbmController::enqueue(const HbmRequestIn& r, Cycle now) {
     const std::uint32_t pos = r.pc * dev_.banks_per_pc() + pc_[r.pc].active[kind]++;
     where_[kind][b] = pos;
     slots_[kind][pos].bank = static_cast<std::uint16_t>(b);
+    slots_[kind][pos].group = HbmDevice::kGroupRd;  // a column until computed (not a row)
   } else {
     pool_[tail_[kind][b]].next = idx;
   }
@@ -145,7 +146,10 @@ const HbmController::Cached& HbmController::recompute(int kind, std::uint32_t b)
     req = h, gslot = HbmDevice::kGroupNone, c.cmd = HbmCommand::kPre, sl.term = dev_.pre_bank(b);
   }
   c.req = static_cast<std::uint16_t>(req);
-  sl.group = static_cast<std::uint16_t>(4 * dev_.group_of(b) + gslot);
+  const auto group = static_cast<std::uint16_t>(4 * dev_.group_of(b) + gslot);
+  pc_[dev_.pc_of(b)].rows[kind] += is_row(group);
+  pc_[dev_.pc_of(b)].rows[kind] -= is_row(sl.group);
+  sl.group = group;
   sl.seq = pool_[req].seq;
   return c;
 }
@@ -218,7 +222,7 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
       next = kNever;
     }
   } else {
-    if (n <= kBranchFreeScan) {
+    if (n <= kBranchFreeScan || 2 * p.rows[kind] <= n) {
       // Branch-free (whether a candidate is ready is unpredictable): masks, not conditions;
       // (age << 32 | slot) orders by age, which is unique.
       constexpr std::uint64_t kNo = ~std::uint64_t{0};
@@ -328,6 +332,7 @@ void HbmController::unlink(int kind, std::uint32_t b, std::uint32_t idx) {
     const std::uint32_t pos = where_[kind][b];
     const std::uint32_t last = pc * dev_.banks_per_pc() + --pc_[pc].active[kind];
     Slot* sl = slots_[kind].data();
+    pc_[pc].rows[kind] -= is_row(sl[pos].group);
     sl[pos] = sl[last];
     where_[kind][sl[pos].bank] = pos;
     where_[kind][b] = kNone;

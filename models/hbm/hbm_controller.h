@@ -78,9 +78,11 @@ class HbmController {
  private:
   static constexpr std::uint32_t kNone = ~0u;
   static constexpr std::uint16_t kNoReq = 0xffff;
-  /// Up to this many candidates the scan is branch-free (faster when many are ready, as in
-  /// streams); beyond, it branches (random traffic: many banks, most waiting).
+  /// The scan is branch-free (faster when readiness is unpredictable, as in streams of row
+  /// hits) for up to this many candidates or while at most half of them are row commands;
+  /// otherwise it branches (random traffic: many banks, most waiting for an activate).
   static constexpr std::uint32_t kBranchFreeScan = 8;
+  static bool is_row(std::uint16_t group) { return (group & 3) < 2; }
   static constexpr std::uint32_t kMaxGroups =
       16;  // bank groups per pseudo-channel  // pool indices fit 16 bits (queues <= 4096)
   struct Request {
@@ -117,6 +119,7 @@ class HbmController {
     std::uint64_t stale[2] = {0, 0};   // banks (bit: bank within the PC) whose candidate of
                                        // that kind must be recomputed
     std::uint32_t active[2] = {0, 0};  // banks with requests of each kind (their slots)
+    std::uint32_t rows[2] = {0, 0};    // how many of those slots hold a row command
   };
 
   void decide(std::uint32_t pc, Cycle t);
