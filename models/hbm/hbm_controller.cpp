@@ -147,8 +147,8 @@ const HbmController::Cached& HbmController::recompute(int kind, std::uint32_t b)
   }
   c.req = static_cast<std::uint16_t>(req);
   const auto group = static_cast<std::uint16_t>(4 * dev_.group_of(b) + gslot);
-  pc_[dev_.pc_of(b)].rows[kind] += is_row(group);
-  pc_[dev_.pc_of(b)].rows[kind] -= is_row(sl.group);
+  std::uint32_t& rows = pc_[dev_.pc_of(b)].rows[kind];
+  rows = rows + is_row(group) - is_row(sl.group);
   sl.group = group;
   sl.seq = pool_[req].seq;
   return c;
