@@ -195,8 +195,8 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
     p.stale[kind] = 0;
   }
   const Slot* slot = slots_[kind].data() + pc * dev_.banks_per_pc();
-  // Branch-free scan (the readiness of the candidates is unpredictable): (age << 32 | position)
-  // orders by age, which is unique.
+  // The scan over the candidates (the policy: hbm_scheduler.h). Ages are unique, so the picks do
+  // not depend on the order of the slots.
   std::uint32_t i_col = kNone, i_row = kNone;
   bool col_lost = false, row_lost = false;  // FR-FCFS: a ready command is left for later
   bool pre_lost = false;                    // a precharge may be among the ready row commands
@@ -285,9 +285,11 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   const std::uint32_t row_bank = i_row == kNone ? kNone : slot[i_row].bank;
   if (col_bank != kNone) issue_column(kind, col_bank, t);
   if (row_bank != kNone) issue_row(kind, row_bank, t);
-  // A ready candidate that lost its bus waits at least for the shared terms the picks raised;
-  // the banks that issued have new candidates; the others only got later, never earlier.
-  // A ready candidate that lost its bus waits at least for the bus (FR-FCFS).
+  // The next decision: a ready candidate that lost its bus waits at least for the shared terms
+  // the picks raised; the banks that issued have new candidates; the others only got later,
+  // never earlier. Any bound after this cycle and at or before the first cycle something can
+  // issue gives the same commands (a later decision where nothing is ready changes nothing); a
+  // tighter one saves decisions.
   if (sched_ != SchedulerKind::kFcfs) {
     if (typed)
       next = std::min({cmax(waiting[0], dev_.act_shared(pc)), cmax(waiting[1], dev_.row_bus()),
