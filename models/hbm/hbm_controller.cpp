@@ -354,7 +354,15 @@ void HbmController::issue_column(int kind, std::uint32_t b, Cycle t) {
   note(cmd, b, t);
   const Cycle end = dev_.data_end(cmd, t);
   (q.write ? stats_.write_bursts : stats_.read_bursts) += 1;
-  invalidate(1 - kind, b);  // its precharge term moved
+  // The other kind's candidate for this bank: a column command keeps its term (a column
+  // command moves only the bank's precharge term); a precharge gets the new one.
+  const Cached& other = cache_[1 - kind][b];
+  if (other.req != kNoReq && !is_column(other.cmd)) {
+    if (other.cmd == HbmCommand::kPre && where_[1 - kind][b] != kNone)
+      slots_[1 - kind][where_[1 - kind][b]].term = dev_.pre_bank(b);
+    else
+      invalidate(1 - kind, b);
+  }
   client_.on_burst(q.tag, end);
   if (cmd == HbmCommand::kReadAp || cmd == HbmCommand::kWriteAp) {
     ++stats_.precharges;
