@@ -222,7 +222,25 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
       next = kNever;
     }
   } else {
-    if (n <= kBranchFreeScan || 2 * p.rows[kind] <= n) {
+    if (p.rows[kind] == 0) {  // only column commands (streams of row hits): the same, lighter
+      constexpr std::uint64_t kNo = ~std::uint64_t{0};
+      std::uint64_t col = kNo;
+      std::uint32_t ncol = 0;
+      std::uint64_t later = kNever;
+      for (std::uint32_t i = 0; i < n; ++i) {
+        const Slot& c = slot[i];
+        const Cycle r = cmax(cmax(c.term, pc_term[c.group & 3]), gt[c.group]);
+        const std::uint64_t ready = std::uint64_t{0} - static_cast<std::uint64_t>(r <= t);
+        const std::uint64_t kc = (std::uint64_t{c.seq} << 32 | i) | ~ready;
+        col = kc < col ? kc : col;
+        ncol += static_cast<std::uint32_t>(ready & 1);
+        const std::uint64_t rl = static_cast<std::uint64_t>(r) | ready;
+        later = rl < later ? rl : later;
+      }
+      if (col != kNo) i_col = static_cast<std::uint32_t>(col);
+      next = static_cast<Cycle>(later);
+      col_lost = ncol > 1;
+    } else if (n <= kBranchFreeScan || 2 * p.rows[kind] <= n) {
       // Branch-free (whether a candidate is ready is unpredictable): masks, not conditions;
       // (age << 32 | slot) orders by age, which is unique.
       constexpr std::uint64_t kNo = ~std::uint64_t{0};
