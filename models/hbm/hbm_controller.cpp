@@ -229,7 +229,7 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
       std::uint64_t later = kNever;
       for (std::uint32_t i = 0; i < n; ++i) {
         const Slot& c = slot[i];
-        const Cycle r = cmax(cmax(c.term, pc_term[c.group & 3]), gt[c.group]);
+        const Cycle r = cmax(cmax(c.term, col_term), gt[c.group]);
         const std::uint64_t ready = std::uint64_t{0} - static_cast<std::uint64_t>(r <= t);
         const std::uint64_t kc = (std::uint64_t{c.seq} << 32 | i) | ~ready;
         col = kc < col ? kc : col;
