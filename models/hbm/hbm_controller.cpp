@@ -25,6 +25,7 @@ HbmController::HbmController(const HbmConfig& cfg, std::uint32_t index, std::uin
   drain_low_ = static_cast<std::uint32_t>(std::floor(cfg.write_drain_low * wq));
   pool_.resize(dev_.pcs() * (capacity_[0] + capacity_[1]));  // queues are per pseudo-channel
   SYSTOLE_ASSERT(pool_.size() < kNoReq, "HBM queues larger than the request index");
+  SYSTOLE_ASSERT(dev_.banks_per_pc() <= 64, "HBM: more banks per pseudo-channel than a mask");
   for (std::uint32_t i = 0; i < pool_.size(); ++i)
     pool_[i].next = i + 1 < pool_.size() ? i + 1 : kNone;
   free_ = 0;
@@ -32,12 +33,11 @@ HbmController::HbmController(const HbmConfig& cfg, std::uint32_t index, std::uin
     head_[k].assign(dev_.banks(), kNone);
     tail_[k].assign(dev_.banks(), kNone);
     where_[k].assign(dev_.banks(), kNone);
+    slots_[k].assign(dev_.banks(), Slot{0, 0, 0, 0});
     cache_[k].assign(dev_.banks(), Cached{});
   }
-  for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc) {
-    decide_at_[pc] = refresh_.due(pc);
-    for (auto& a : pc_[pc].active) a.reserve(dev_.banks_per_pc());
-  }
+  for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc) decide_at_[pc] = refresh_.due(pc);
+  update_next_decide();
 }
 
 void HbmController::enqueue(const HbmRequestIn& r, Cycle now) {
@@ -50,32 +50,47 @@ void HbmController::enqueue(const HbmRequestIn& r, Cycle now) {
   const std::uint32_t b = q.bank;
   if (tail_[kind][b] == kNone) {
     head_[kind][b] = idx;
-    auto& act = pc_[r.pc].active[kind];
-    where_[kind][b] = static_cast<std::uint32_t>(act.size());
-    act.push_back(b);
+    const std::uint32_t pos = r.pc * dev_.banks_per_pc() + pc_[r.pc].active[kind]++;
+    where_[kind][b] = pos;
+    slots_[kind][pos].bank = static_cast<std::uint16_t>(b);
+    slots_[kind][pos].group = HbmDevice::kGroupRd;  // a column until computed (not a row)
   } else {
     pool_[tail_[kind][b]].next = idx;
   }
+  const bool was_active = tail_[kind][b] != kNone;
   tail_[kind][b] = idx;
   count_change(r.pc, kind, +1, now);
-  entry(kind, b).req = kNoReq;
-  // Only this bank's candidate can have changed, so only it can make a decision due earlier —
-  // unless the arrival flips the pseudo-channel between reads and writes.
   PcState& p = pc_[r.pc];
-  const bool was_stale = p.stale[kind];
-  p.stale[kind] = true;
+  // The bank's candidate is its oldest request's (or, FR-FCFS, its oldest row hit's): a request
+  // joining behind others changes it only when it is the first hit of the open row. Otherwise
+  // the candidate stays valid (the decision is still brought forward to its ready cycle, as
+  // for any arrival: that decision may issue a second command in a cycle).
+  const Cached& c = cache_[kind][b];
+  if (was_active && c.req != kNoReq &&
+      (c.cmd != HbmCommand::kPre || !hits_first_ || q.row != dev_.open_row(b))) {
+    if (p.refreshing) return;
+    const int before = p.mode;
+    update_mode(r.pc);
+    if (p.mode != before)
+      bring_forward(r.pc, now);
+    else if (kind == p.mode)
+      bring_forward(r.pc, std::max(now, ready(c, b)));
+    return;
+  }
+  const std::uint64_t was_stale = p.stale[kind];
+  invalidate(kind, b);
   if (p.refreshing) return;
   const int before = p.mode;
   update_mode(r.pc);
   if (p.mode != before) {
-    decide_at_[r.pc] = std::min(decide_at_[r.pc], now);
+    bring_forward(r.pc, now);
   } else if (kind == p.mode) {
-    decide_at_[r.pc] = std::min(decide_at_[r.pc], std::max(now, ready(candidate(kind, b), b)));
+    bring_forward(r.pc, std::max(now, ready(candidate(kind, b), b)));
     p.stale[kind] = was_stale;  // this bank's entry was just recomputed
   }
 }
 
-void HbmController::process(Cycle t) {
+void HbmController::complete(Cycle t) {
   for (;;) {  // completions, oldest first across the read and write pipelines
     const bool r = !done_[0].empty() && done_[0].front().at <= t;
     const bool w = !done_[1].empty() && done_[1].front().at <= t;
@@ -85,8 +100,12 @@ void HbmController::process(Cycle t) {
     done_[k].pop_front();
     client_.on_request_done(d.tag, d.at);
   }
+}
+
+void HbmController::decide_due(Cycle t) {
   for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc)
     if (decide_at_[pc] <= t) decide(pc, t);
+  update_next_decide();
 }
 
 void HbmController::update_mode(std::uint32_t pc) {
@@ -115,24 +134,23 @@ const HbmController::Cached& HbmController::recompute(int kind, std::uint32_t b)
       hit = h;
     }
   }
-  std::uint32_t req, slot;
+  Slot& sl = slots_[kind][where_[kind][b]];
+  std::uint32_t req, gslot;
   if (!dev_.is_open(b)) {
-    req = h, slot = 0, c.cmd = HbmCommand::kAct, c.term = dev_.act_bank(b);
+    req = h, gslot = HbmDevice::kGroupAct, c.cmd = HbmCommand::kAct, sl.term = dev_.act_bank(b);
   } else if (hit != kNone) {
-    req = hit, slot = 2, c.cmd = kind ? HbmCommand::kWrite : HbmCommand::kRead;
-    c.term = dev_.column_bank(b, kind != 0);
+    req = hit, gslot = kind ? HbmDevice::kGroupWr : HbmDevice::kGroupRd;
+    c.cmd = kind ? HbmCommand::kWrite : HbmCommand::kRead;
+    sl.term = dev_.column_bank(b, kind != 0);
   } else {
-    req = h, slot = 1, c.cmd = HbmCommand::kPre, c.term = dev_.pre_bank(b);
+    req = h, gslot = HbmDevice::kGroupNone, c.cmd = HbmCommand::kPre, sl.term = dev_.pre_bank(b);
   }
   c.req = static_cast<std::uint16_t>(req);
-  c.slot = static_cast<std::uint8_t>(slot);
-  const std::uint32_t gslot = slot == 0   ? HbmDevice::kGroupAct
-                              : slot == 1 ? HbmDevice::kGroupNone
-                              : kind      ? HbmDevice::kGroupWr
-                                          : HbmDevice::kGroupRd;
-  c.group = static_cast<std::uint16_t>(4 * dev_.group_of(b) + gslot);
-  c.column = slot == 2;
-  c.seq = pool_[req].seq;
+  const auto group = static_cast<std::uint16_t>(4 * dev_.group_of(b) + gslot);
+  std::uint32_t& rows = pc_[dev_.pc_of(b)].rows[kind];
+  rows = rows + is_row(group) - is_row(sl.group);
+  sl.group = group;
+  sl.seq = pool_[req].seq;
   return c;
 }
 
@@ -161,39 +179,149 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   update_mode(pc);
   const int kind = p.mode;
   const bool w = kind != 0;
-  // A command is legal at the maximum of its bank's own term (cached with the candidate), its
+  // A command is legal at the maximum of its bank's own term (kept with the candidate), its
   // bank group's term and its pseudo-channel's (with the command bus): max of three loads.
-  const Cycle pc_term[3] = {dev_.act_shared(pc), dev_.row_bus(), dev_.column_shared(pc, w)};
-  const Cycle* group_term = dev_.group_terms();
-  HbmPicker pick(sched_, t);
-  const std::vector<std::uint32_t>& act = p.active[kind];
-  const std::uint32_t n = static_cast<std::uint32_t>(act.size());
-  const std::uint32_t* banks = act.data();
-  const Cached* cache = cache_[kind].data();
+  // Indexed by the group term's slot (GroupSlot: activate, none = precharge, read, write).
+  const Cycle col_term = dev_.column_shared(pc, w);
+  const Cycle pc_term[4] = {dev_.act_shared(pc), dev_.row_bus(), col_term, col_term};
+  const Cycle* gt = dev_.group_terms();
+  const std::uint32_t n = p.active[kind];
   if (p.stale[kind]) {  // recompute stale candidates first: the scan below only reads
-    for (std::uint32_t i = 0; i < n; ++i)
-      if (cache[banks[i]].req == kNoReq) recompute(kind, banks[i]);
-    p.stale[kind] = false;
+    const std::uint32_t base = pc * dev_.banks_per_pc();
+    for (std::uint64_t m = p.stale[kind]; m; m &= m - 1) {
+      const std::uint32_t b = base + static_cast<std::uint32_t>(__builtin_ctzll(m));
+      if (head_[kind][b] != kNone && cache_[kind][b].req == kNoReq) recompute(kind, b);
+    }
+    p.stale[kind] = 0;
   }
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const Cached& c = cache[banks[i]];
-    SYSTOLE_ASSERT(c.req != kNoReq, "HBM candidate left stale");
-    pick.offer(cmax(cmax(c.term, pc_term[c.slot]), group_term[c.group]), c.seq, i, c.column);
+  const Slot* slot = slots_[kind].data() + pc * dev_.banks_per_pc();
+  // The scan over the candidates (the policy: hbm_scheduler.h). Ages are unique, so the picks do
+  // not depend on the order of the slots.
+  std::uint32_t i_col = kNone, i_row = kNone;
+  bool col_lost = false, row_lost = false;  // FR-FCFS: a ready command is left for later
+  bool pre_lost = false;                    // a precharge may be among the ready row commands
+  // The branching scan keeps the earliest cycle of the waiting candidates per GroupSlot: after
+  // the picks issue, none of them can issue before that kind's shared term either.
+  Cycle waiting[4] = {kNever, kNever, kNever, kNever};
+  bool typed = false;
+  Cycle next = kNever;
+  if (sched_ == SchedulerKind::kFcfs) {  // only the oldest request may advance
+    std::uint64_t old = ~std::uint64_t{0};
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::uint64_t k = std::uint64_t{slot[i].seq} << 32 | i;
+      old = k < old ? k : old;
+    }
+    Cycle old_ready = kNever;
+    if (n) {
+      const auto i = static_cast<std::uint32_t>(old);
+      const Slot& c = slot[i];
+      old_ready = cmax(cmax(c.term, pc_term[c.group & 3]), gt[c.group]);
+      if (old_ready <= t) ((c.group & 3) >= 2 ? i_col : i_row) = i;
+      next = cmax(old_ready, t + 1);
+    } else {
+      next = kNever;
+    }
+  } else {
+    if (p.rows[kind] == 0) {  // only column commands (streams of row hits): the same, lighter
+      constexpr std::uint64_t kNo = ~std::uint64_t{0};
+      std::uint64_t col = kNo;
+      std::uint32_t ncol = 0;
+      std::uint64_t later = kNever;
+      for (std::uint32_t i = 0; i < n; ++i) {
+        const Slot& c = slot[i];
+        const Cycle r = cmax(cmax(c.term, col_term), gt[c.group]);
+        const std::uint64_t ready = std::uint64_t{0} - static_cast<std::uint64_t>(r <= t);
+        const std::uint64_t kc = (std::uint64_t{c.seq} << 32 | i) | ~ready;
+        col = kc < col ? kc : col;
+        ncol += static_cast<std::uint32_t>(ready & 1);
+        const std::uint64_t rl = static_cast<std::uint64_t>(r) | ready;
+        later = rl < later ? rl : later;
+      }
+      if (col != kNo) i_col = static_cast<std::uint32_t>(col);
+      next = static_cast<Cycle>(later);
+      col_lost = ncol > 1;
+    } else if (n <= kBranchFreeScan || 2 * p.rows[kind] <= n) {
+      // Branch-free (whether a candidate is ready is unpredictable): masks, not conditions;
+      // (age << 32 | slot) orders by age, which is unique.
+      constexpr std::uint64_t kNo = ~std::uint64_t{0};
+      std::uint64_t col = kNo, row = kNo;
+      std::uint32_t ncol = 0, nrow = 0;
+      std::uint64_t later = kNever;
+      for (std::uint32_t i = 0; i < n; ++i) {
+        const Slot& c = slot[i];
+        const Cycle r = cmax(cmax(c.term, pc_term[c.group & 3]), gt[c.group]);
+        const std::uint64_t ready = std::uint64_t{0} - static_cast<std::uint64_t>(r <= t);
+        const std::uint64_t is_col =
+            std::uint64_t{0} - static_cast<std::uint64_t>((c.group & 3) >= 2);
+        const std::uint64_t k = std::uint64_t{c.seq} << 32 | i;
+        const std::uint64_t kc = k | ~(ready & is_col), kr = k | ~(ready & ~is_col);
+        col = kc < col ? kc : col;
+        row = kr < row ? kr : row;
+        ncol += static_cast<std::uint32_t>(ready & is_col & 1);
+        nrow += static_cast<std::uint32_t>(ready & ~is_col & 1);
+        const std::uint64_t rl = static_cast<std::uint64_t>(r) | ready;  // ready: never the least
+        later = rl < later ? rl : later;
+      }
+      if (col != kNo) i_col = static_cast<std::uint32_t>(col);
+      if (row != kNo) i_row = static_cast<std::uint32_t>(row);
+      next = static_cast<Cycle>(later);
+      col_lost = ncol > 1;
+      row_lost = nrow > 1;
+      if (row_lost)  // is a ready precharge among them?
+        for (std::uint32_t i = 0; i < n; ++i)
+          if ((slot[i].group & 3) == HbmDevice::kGroupNone && slot[i].term <= t && pc_term[1] <= t)
+            pre_lost = true;
+    } else {  // many candidates, most of them waiting: branches predict well
+      std::uint32_t col_seq = kNone, row_seq = kNone;
+      bool cl = false, rl = false;
+      for (std::uint32_t i = 0; i < n; ++i) {
+        const Slot& c = slot[i];
+        const Cycle r = cmax(cmax(c.term, pc_term[c.group & 3]), gt[c.group]);
+        if (r > t) {
+          Cycle& l = waiting[c.group & 3];
+          l = r < l ? r : l;
+          continue;
+        }
+        const std::uint32_t sq = c.seq;
+        if ((c.group & 3) >= 2) {
+          cl |= i_col != kNone;
+          if (sq < col_seq) col_seq = sq, i_col = i;
+        } else {
+          rl |= i_row != kNone;
+          pre_lost |= (c.group & 3) == HbmDevice::kGroupNone;
+          if (sq < row_seq) row_seq = sq, i_row = i;
+        }
+      }
+      typed = true;
+      col_lost = cl;
+      row_lost = rl;
+    }
   }
   // Issue at most one column and one row command; the column one may unlink a request, which
   // reorders the active list, so both banks are read first.
-  const std::uint32_t i_col = pick.pick(true), i_row = pick.pick(false);
-  const std::uint32_t col_bank = i_col == HbmPicker::kNone ? kNone : act[i_col];
-  const std::uint32_t row_bank = i_row == HbmPicker::kNone ? kNone : act[i_row];
+  const std::uint32_t col_bank = i_col == kNone ? kNone : slot[i_col].bank;
+  const std::uint32_t row_bank = i_row == kNone ? kNone : slot[i_row].bank;
   if (col_bank != kNone) issue_column(kind, col_bank, t);
   if (row_bank != kNone) issue_row(kind, row_bank, t);
-  // A ready candidate that lost its bus waits at least for the shared terms the picks raised;
-  // the banks that issued have new candidates; the others only got later, never earlier.
-  Cycle next = std::min(due, pick.next(dev_.column_shared(pc, w), dev_.row_bus()));
+  // The next decision: a ready candidate that lost its bus waits at least for the shared terms
+  // the picks raised; the banks that issued have new candidates; the others only got later,
+  // never earlier. Any bound after this cycle and at or before the first cycle something can
+  // issue gives the same commands (a later decision where nothing is ready changes nothing); a
+  // tighter one saves decisions.
+  if (sched_ != SchedulerKind::kFcfs) {
+    if (typed)
+      next = std::min({cmax(waiting[0], dev_.act_shared(pc)), cmax(waiting[1], dev_.row_bus()),
+                       cmax(std::min(waiting[2], waiting[3]), dev_.column_shared(pc, w))});
+    if (col_lost) next = std::min(next, dev_.column_shared(pc, w));
+    // Ready activates that lost wait for the activate terms the pick raised (tRRD, tFAW, and
+    // the row bus); a precharge only for the row bus.
+    if (row_lost) next = std::min(next, pre_lost ? dev_.row_bus() : dev_.act_shared(pc));
+    next = std::max(next, t + 1);
+  }
+  next = std::min(due, next);
   if (space_freed_) update_mode(pc);
   if (p.mode != kind) {
     next = t + 1;  // the other queue was not scanned
-    p.stale[kind] = true;
   } else {
     if (col_bank != kNone && head_[kind][col_bank] != kNone)
       next = std::min(next, ready(candidate(kind, col_bank), col_bank));
@@ -220,11 +348,13 @@ void HbmController::unlink(int kind, std::uint32_t b, std::uint32_t idx) {
   (prev == kNone ? head_[kind][b] : pool_[prev].next) = nxt;
   if (tail_[kind][b] == idx) tail_[kind][b] = prev;
   if (head_[kind][b] == kNone) {  // the bank leaves the active list
-    auto& act = pc_[dev_.pc_of(b)].active[kind];
+    const std::uint32_t pc = dev_.pc_of(b);
     const std::uint32_t pos = where_[kind][b];
-    act[pos] = act.back();
-    where_[kind][act[pos]] = pos;
-    act.pop_back();
+    const std::uint32_t last = pc * dev_.banks_per_pc() + --pc_[pc].active[kind];
+    Slot* sl = slots_[kind].data();
+    pc_[pc].rows[kind] -= is_row(sl[pos].group);
+    sl[pos] = sl[last];
+    where_[kind][sl[pos].bank] = pos;
     where_[kind][b] = kNone;
   }
   pool_[idx].next = free_;
@@ -242,8 +372,15 @@ void HbmController::issue_column(int kind, std::uint32_t b, Cycle t) {
   note(cmd, b, t);
   const Cycle end = dev_.data_end(cmd, t);
   (q.write ? stats_.write_bursts : stats_.read_bursts) += 1;
-  cache_[1 - kind][b].req = kNoReq;  // its precharge term moved
-  pc_[dev_.pc_of(b)].stale[1 - kind] = true;
+  // The other kind's candidate for this bank: a column command keeps its term (a column
+  // command moves only the bank's precharge term); a precharge gets the new one.
+  const Cached& other = cache_[1 - kind][b];
+  if (other.req != kNoReq && !is_column(other.cmd)) {
+    if (other.cmd == HbmCommand::kPre && where_[1 - kind][b] != kNone)
+      slots_[1 - kind][where_[1 - kind][b]].term = dev_.pre_bank(b);
+    else
+      invalidate(1 - kind, b);
+  }
   client_.on_burst(q.tag, end);
   if (cmd == HbmCommand::kReadAp || cmd == HbmCommand::kWriteAp) {
     ++stats_.precharges;
@@ -257,7 +394,7 @@ void HbmController::issue_column(int kind, std::uint32_t b, Cycle t) {
   (q.write ? stats_.writes : stats_.reads) += 1;
   done_[kind].push_back({end, q.tag});
   unlink(kind, b, idx);
-  cache_[kind][b].req = kNoReq;  // it served the finished request
+  invalidate(kind, b);  // it served the finished request
   count_change(dev_.pc_of(b), kind, -1, t);
   space_freed_ = true;
 }

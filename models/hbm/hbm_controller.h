@@ -52,15 +52,22 @@ class HbmController {
   bool full(std::uint32_t pc, bool write) const { return pc_[pc].count[write] >= capacity_[write]; }
   void enqueue(const HbmRequestIn& r, Cycle now);
   /// The next cycle this controller has something to do (kNever when nothing ever will).
-  Cycle next_event() const {
-    const Cycle done = std::min(done_[0].empty() ? kNever : done_[0].front().at,
-                                done_[1].empty() ? kNever : done_[1].front().at);
-    Cycle t = done;
-    for (const Cycle d : decide_at_) t = std::min(t, d);
-    return t;
-  }
+  Cycle next_event() const { return std::min(next_decide_, next_done()); }
   /// Completes requests whose data ended by `t`, then issues what can issue at `t`.
-  void process(Cycle t);
+  void process(Cycle t) {
+    complete(t);
+    decide_due(t);
+  }
+  /// Completes the requests whose data ended by `t` (oldest first, reads before writes).
+  void complete(Cycle t);
+  /// One pass over the pseudo-channels: decides those due by `t`.
+  void decide_due(Cycle t);
+  /// The next cycle a decision is due (kNever: none) and the next completion.
+  Cycle next_decide() const { return next_decide_; }
+  Cycle next_done() const {
+    return std::min(done_[0].empty() ? kNever : done_[0].front().at,
+                    done_[1].empty() ? kNever : done_[1].front().at);
+  }
   const HbmDevice& device() const { return dev_; }
   /// Counters up to `now` (queue areas and bank busy time are closed at `now`).
   HbmChannelStats stats(Cycle now) const;
@@ -70,7 +77,14 @@ class HbmController {
 
  private:
   static constexpr std::uint32_t kNone = ~0u;
-  static constexpr std::uint16_t kNoReq = 0xffff;  // pool indices fit 16 bits (queues <= 4096)
+  static constexpr std::uint16_t kNoReq = 0xffff;
+  /// The scan is branch-free (faster when readiness is unpredictable, as in streams of row
+  /// hits) for up to this many candidates or while at most half of them are row commands;
+  /// otherwise it branches (random traffic: many banks, most waiting for an activate).
+  static constexpr std::uint32_t kBranchFreeScan = 8;
+  static bool is_row(std::uint16_t group) { return (group & 3) < 2; }
+  static constexpr std::uint32_t kMaxGroups =
+      16;  // bank groups per pseudo-channel  // pool indices fit 16 bits (queues <= 4096)
   struct Request {
     std::uint32_t bank, row, col, bursts, seq, tag, next;
     bool write;
@@ -78,14 +92,20 @@ class HbmController {
   /// A bank's candidate command for one kind of request, with the bank's own timing term for
   /// it: both change only when a command issues to the bank or its requests change, which is
   /// when the entry is invalidated.
+  /// A bank's candidate command for one kind of request: valid until a command issues to the
+  /// bank or its requests change, when the entry is invalidated. What the scan reads of it
+  /// (its own timing term, age, group term) is kept in the bank's Slot.
   struct Cached {
-    Cycle term = 0;              // the bank's own earliest cycle for `cmd`
-    std::uint32_t seq = 0;       // age of the request it serves
     std::uint16_t req = kNoReq;  // its index in the pool; kNoReq: must be recomputed
-    std::uint8_t slot = 0;  // which pseudo-channel term applies: 0 activate, 1 precharge, 2 column
-    std::uint16_t group = 0;  // its bank-group term: group_terms()[group] (slot folded in)
     HbmCommand cmd = HbmCommand::kAct;
-    bool column = false;  // a column command (row hit)
+  };
+
+  /// An active bank's candidate as the decision's scan reads it (16 bytes, a PC's contiguous).
+  struct Slot {
+    Cycle term;           // the bank's own earliest cycle for its candidate
+    std::uint32_t seq;    // age of the request the candidate serves
+    std::uint16_t group;  // its bank-group term: group_terms()[group]; & 3: its GroupSlot
+    std::uint16_t bank;
   };
   struct Done {
     Cycle at;
@@ -93,14 +113,26 @@ class HbmController {
   };
   /// Per pseudo-channel scheduling state.
   struct PcState {
-    std::uint32_t count[2] = {0, 0};       // queued requests: reads, writes
-    int mode = 0;                          // the kind served: 0 reads, 1 writes (draining)
-    bool refreshing = false;               // a refresh is due: close the banks, then refresh
-    bool stale[2] = {false, false};        // some candidate of that kind must be recomputed
-    std::vector<std::uint32_t> active[2];  // banks with requests of each kind
+    std::uint32_t count[2] = {0, 0};   // queued requests: reads, writes
+    int mode = 0;                      // the kind served: 0 reads, 1 writes (draining)
+    bool refreshing = false;           // a refresh is due: close the banks, then refresh
+    std::uint64_t stale[2] = {0, 0};   // banks (bit: bank within the PC) whose candidate of
+                                       // that kind must be recomputed
+    std::uint32_t active[2] = {0, 0};  // banks with requests of each kind (their slots)
+    std::uint32_t rows[2] = {0, 0};    // how many of those slots hold a row command
   };
 
   void decide(std::uint32_t pc, Cycle t);
+  /// A decision of `pc` is due by `t`.
+  void bring_forward(std::uint32_t pc, Cycle t) {
+    decide_at_[pc] = std::min(decide_at_[pc], t);
+    next_decide_ = std::min(next_decide_, t);
+  }
+  void update_next_decide() {
+    Cycle d = kNever;
+    for (const Cycle a : decide_at_) d = std::min(d, a);
+    next_decide_ = d;
+  }
   void update_mode(std::uint32_t pc);
   const Cached& candidate(int kind, std::uint32_t b) {
     const Cached& c = cache_[kind][b];
@@ -116,9 +148,13 @@ class HbmController {
   Cached& entry(int kind, std::uint32_t b) { return cache_[kind][b]; }
   /// Marks both candidates of bank `b` stale.
   void invalidate(std::uint32_t b) {
-    cache_[0][b].req = cache_[1][b].req = kNoReq;
-    PcState& p = pc_[dev_.pc_of(b)];
-    p.stale[0] = p.stale[1] = true;
+    invalidate(0, b);
+    invalidate(1, b);
+  }
+  /// Marks bank `b`'s candidate of `kind` stale.
+  void invalidate(int kind, std::uint32_t b) {
+    cache_[kind][b].req = kNoReq;
+    pc_[dev_.pc_of(b)].stale[kind] |= std::uint64_t{1} << (b & (dev_.banks_per_pc() - 1));
   }
   void note(HbmCommand c, std::uint32_t target, Cycle t) {
     if (log_) log_->push_back({t, c, target});
@@ -143,10 +179,12 @@ class HbmController {
   std::vector<Request> pool_;
   std::uint32_t free_ = kNone;
   std::vector<std::uint32_t> head_[2], tail_[2];  // per bank, per kind (0 read, 1 write)
-  std::vector<std::uint32_t> where_[2];           // per bank: position in its active list
-  std::vector<Cached> cache_[2];                  // per bank: its candidate for each kind
+  std::vector<std::uint32_t> where_[2];           // per bank: its slot among its PC's active
+  std::vector<Slot> slots_[2];    // per kind: banks_per_pc slots per PC, the first `active` used
+  std::vector<Cached> cache_[2];  // per bank: its candidate for each kind
   std::vector<PcState> pc_;
   std::vector<Cycle> decide_at_;  // per PC: next cycle a decision is due (kept apart: hot)
+  Cycle next_decide_ = 0;         // min of decide_at_ (kept up to date)
   std::uint32_t total_[2] = {0, 0};
   std::uint32_t seq_ = 0;
   HbmRing<Done> done_[2];

@@ -40,9 +40,9 @@ HbmTiming::HbmTiming(const HbmConfig& cfg) : cfg_(cfg), map_(cfg) {
     ctl_.push_back(std::make_unique<HbmController>(cfg, c, total_pcs_, *this));
   pcs_ = static_cast<std::uint32_t>(cfg.pseudo_channels);
   ingress_.resize(static_cast<std::size_t>(n) * pcs_ * 2);
-  is_dirty_.assign(n, false);
-  next_.resize(n);
-  for (std::uint32_t c = 0; c < n; ++c) next_[c] = ctl_[c]->next_event();
+  arrivals_.resize(n);
+  window_ = std::max<Cycle>(1, std::min(cfg.t_cl, cfg.t_cwl) + cfg.t_bl());
+  read_window_ = std::max<Cycle>(1, cfg.t_cl + cfg.t_bl());
   tck_ps_ = cfg.tck_ps();
   while ((1u << atom_shift_) < map_.atom_bytes()) ++atom_shift_;
   atom_mask_ = (std::uint64_t{1} << atom_shift_) - 1;
@@ -51,20 +51,9 @@ HbmTiming::HbmTiming(const HbmConfig& cfg) : cfg_(cfg), map_(cfg) {
 
 HbmTiming::~HbmTiming() = default;
 
-void HbmTiming::touch(std::uint32_t c) {
-  if (is_dirty_[c]) return;
-  is_dirty_[c] = true;
-  dirty_.push_back(c);
-}
-
-Cycle HbmTiming::refresh_next() {
-  for (const std::uint32_t c : dirty_) {
-    is_dirty_[c] = false;
-    next_[c] = ctl_[c]->next_event();
-  }
-  dirty_.clear();
+Cycle HbmTiming::next_event() const {
   Cycle m = kNever;
-  for (const Cycle t : next_) m = std::min(m, t);
+  for (const auto& c : ctl_) m = std::min(m, c->next_event());
   return m;
 }
 
@@ -99,6 +88,7 @@ void HbmTiming::start_transfer(std::uint32_t port, const DmaDescriptor& d, bool 
   x.live = true;
   x.bursts_floor = d.bytes() / map_.atom_bytes();
   ++active_;
+  active_writes_ += write;
   if (d.bytes() == 0) {
     finish(slot, now_);
   } else {
@@ -111,6 +101,7 @@ void HbmTiming::finish(std::uint32_t slot, Cycle t) {
   Transfer& x = xfers_[slot];
   completed_.push_back({x.id, x.port, t});
   --active_;
+  active_writes_ -= x.write;
   x.live = false;
   x.gather = {};
   x.next_free = free_xfer_;
@@ -181,14 +172,19 @@ void HbmTiming::try_issue(std::uint32_t port, Cycle t) {
     ++requests_;
     // A request waits in its pseudo-channel's ingress queue (the on-chip network's buffering
     // in front of the controller) while the controller's queue is full.
-    auto& in = ingress_[(ch * pcs_ + r.pc) * 2 + r.write];
-    if (in.empty() && !ctl_[ch]->full(r.pc, r.write)) {
-      ctl_[ch]->enqueue(r, t);
-      touch(ch);
-    } else {
-      in.push_back(r);
-    }
+    if (deferring_)
+      arrivals_[ch].push_back({t, origin_ > ch, r});
+    else
+      route(ch, r, t);
   }
+}
+
+void HbmTiming::route(std::uint32_t ch, const HbmRequestIn& r, Cycle t) {
+  auto& in = ingress_[(ch * pcs_ + r.pc) * 2 + r.write];
+  if (in.empty() && !ctl_[ch]->full(r.pc, r.write))
+    ctl_[ch]->enqueue(r, t);
+  else
+    in.push_back(r);
 }
 
 void HbmTiming::on_burst(std::uint32_t tag, Cycle data_end) {
@@ -214,34 +210,64 @@ void HbmTiming::on_space(std::uint32_t channel, std::uint32_t pc, Cycle t) {
       in.pop_front();
     }
   }
-  touch(channel);
+}
+
+Cycle HbmTiming::run_window(Cycle from, Cycle to, bool until_idle) {
+  // The completions of the window, in the order a sweep over the channels at each cycle meets
+  // them; the requests the ports generate wait in the channels' arrival lists.
+  deferring_ = true;
+  for (Cycle t = from; t < to; ++t) {
+    for (std::uint32_t c = 0; c < ctl_.size(); ++c) {
+      if (ctl_[c]->next_done() > t) continue;
+      origin_ = c;
+      ctl_[c]->complete(t);
+    }
+    if (until_idle && active_ == 0) {
+      to = t + 1;
+      break;
+    }
+  }
+  deferring_ = false;
+  // Each channel through the window. In a cycle, a sweep gives a channel the requests of the
+  // completions of the channels up to itself, then it decides, then come those of the
+  // channels after it, and further sweeps in that cycle decide for what is due again.
+  for (std::uint32_t c = 0; c < ctl_.size(); ++c) {
+    HbmController& ctl = *ctl_[c];
+    std::vector<Arrival>& arr = arrivals_[c];
+    std::size_t i = 0;
+    for (;;) {
+      Cycle t = ctl.next_decide();
+      if (i < arr.size()) t = std::min(t, arr[i].at);
+      if (t >= to) break;
+      for (; i < arr.size() && arr[i].at == t && !arr[i].after; ++i) route(c, arr[i].r, t);
+      ctl.decide_due(t);
+      for (; i < arr.size() && arr[i].at == t; ++i) route(c, arr[i].r, t);
+      while (ctl.next_decide() <= t) ctl.decide_due(t);
+    }
+    SYSTOLE_ASSERT(i == arr.size() && ctl.next_done() >= to, "HBM window overran");
+    arr.clear();
+  }
+  now_ = std::max(now_, to - 1);
+  return to;
 }
 
 void HbmTiming::advance_to(Cycle t) {
-  // Sweeps over the channels at each event cycle. When the memory is busy nearly every channel
-  // has something to do at nearly every cycle, so a sweep costs less than keeping the channels
-  // ordered; a channel given work during a sweep is caught by the next one at the same cycle.
   for (;;) {
-    const Cycle at = refresh_next();
+    const Cycle at = next_event();
     if (at > t) break;
-    now_ = at;
-    for (std::uint32_t c = 0; c < next_.size(); ++c) {
-      if (next_[c] > at && !is_dirty_[c]) continue;
-      ctl_[c]->process(at);
-      touch(c);
-    }
+    run_window(at, std::min(at + window(), t + 1), false);
   }
   now_ = std::max(now_, t);
 }
 
 Cycle HbmTiming::run_until_idle() {
-  Cycle last = now_;
   while (active_ > 0) {
-    const Cycle at = refresh_next();
+    const Cycle at = next_event();
     SYSTOLE_ASSERT(at < kNever, "HBM model stalled with transfers in flight");
-    advance_to(at);
-    for (const auto& c : completed_) last = std::max(last, c.at);
+    run_window(at, at + window(), true);
   }
+  Cycle last = now_;
+  for (const auto& c : completed_) last = std::max(last, c.at);
   return last;
 }
 

@@ -3,7 +3,12 @@
 // (strided descriptors or address lists) into requests in order, under an outstanding-request
 // limit; the address mapping that spreads them over channels and banks; one controller per
 // channel. Event driven with time skipping: each channel knows its next event cycle, and
-// advance_to() jumps from the earliest to the next, processing the channels due there. A caller
+// advance_to() jumps from the earliest to the next. It goes in windows shorter than the shortest
+// issue-to-completion latency: the completions of a window are known when it starts, so they
+// are replayed first, in the order a cycle-by-cycle sweep over the channels would meet them
+// (which fixes the order in which the ports generate requests), and each channel then runs
+// through the whole window on its own (its data stays in cache), the requests reaching it at
+// the cycle, and on the side of its own decisions, that the sweep would have given them. A caller
 // that needs completion times (the SystemC shell) asks for a lower bound of the next one and
 // advances to it, so it never has to step through individual bursts.
 
@@ -77,9 +82,18 @@ class HbmTiming : public HbmControllerClient {
   void finish(std::uint32_t slot, Cycle t);
   bool generate(Port& p, HbmRequestIn& out, std::uint32_t& channel);
   void try_issue(std::uint32_t port, Cycle t);
-  void touch(std::uint32_t channel);
-  /// Updates the next-event cycles of the channels touched since; returns the earliest.
-  Cycle refresh_next();
+  /// Hands request `r` to its channel at `t`: to the controller, or to the ingress queue
+  /// while that is not empty or the controller's queue is full.
+  void route(std::uint32_t channel, const HbmRequestIn& r, Cycle t);
+  /// The earliest next event of any channel.
+  Cycle next_event() const;
+  /// Processes every event of cycles [from, to) (see advance_to); with `until_idle`, stops
+  /// after the cycle in which the last active transfer completes. Returns the cycle after the
+  /// last one processed.
+  Cycle run_window(Cycle from, Cycle to, bool until_idle);
+  /// Cycles no command issued from now completes within: reads take longer than writes, and
+  /// with no write transfer active no write can issue (none is queued or can be generated).
+  Cycle window() const { return active_writes_ ? window_ : read_window_; }
 
   HbmConfig cfg_;
   HbmAddressMap map_;
@@ -89,9 +103,19 @@ class HbmTiming : public HbmControllerClient {
   std::uint32_t free_xfer_ = ~0u;
   std::vector<HbmRing<HbmRequestIn>> ingress_;  // per channel, PC and kind: waiting requests
   std::vector<HbmCompletion> completed_;
-  std::vector<Cycle> next_;  // per channel: its next event (stale while dirty)
-  std::vector<std::uint32_t> dirty_;
-  std::vector<bool> is_dirty_;
+  /// A request generated while completions are replayed: reaches `channel` at cycle `at`,
+  /// before (`after` false) or after that channel's first pass of decisions in that cycle.
+  struct Arrival {
+    Cycle at;
+    bool after;
+    HbmRequestIn r;
+  };
+  std::vector<std::vector<Arrival>> arrivals_;  // per channel, in arrival order
+  bool deferring_ = false;                      // completions are being replayed: defer arrivals
+  std::uint32_t origin_ = 0;                    // the channel whose completions are replayed
+  Cycle window_ = 1;                            // no command issued in a window completes within it
+  Cycle read_window_ = 1;                       // the same while no write transfer is active
+  std::uint64_t active_writes_ = 0;
   Cycle now_ = 0;
   TransferId next_id_ = 1;
   std::uint64_t active_ = 0, requests_ = 0;

@@ -19,6 +19,12 @@ if(SYSTOLE_BUILD_TESTS)
     SOURCES ${_t}/test_hbm_legality.cpp ${_t}/test_hbm_system.cpp ${_t}/test_hbm_config.cpp
     LINKS models_timing
     LABELS hbm)
+  # Golden equivalence: hashes of the command logs of many traffic mixes (its own executable, so
+  # the model's speed work rebuilds and reruns it alone).
+  systole_test(hbm_golden_tests
+    SOURCES ${_t}/test_hbm_golden.cpp
+    LINKS models_timing
+    LABELS hbm)
   # The DMA test reads DmaModule's static transfer builder: it links the SystemC layer.
   systole_test(sram_dma_unit_tests
     SOURCES ${PROJECT_SOURCE_DIR}/tests/unit/sram/test_sram.cpp
