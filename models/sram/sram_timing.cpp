@@ -14,19 +14,36 @@ std::vector<std::uint64_t> SramTiming::per_bank(const DmaDescriptor& d) const {
   const auto banks = static_cast<std::uint64_t>(cfg_.banks);
   const std::uint64_t w = cfg_.width.value();
   std::vector<std::uint64_t> n(banks, 0);
-  // Each row covers words [first, last]; full turns of the bank stripe add to every bank.
+  if (d.row_bytes == 0) return n;
+  // Each row covers words [first, last]: full turns of the bank stripe add to every bank, the
+  // rest to a run of banks from first % banks (wrapping), counted as +1 / -1 at the run's ends
+  // of a difference array (one pass over the banks at the end instead of one per row).
+  std::vector<std::int64_t> diff(banks + 1, 0);
+  std::uint64_t turns = 0;
   auto row = [&](std::uint64_t addr) {
     const std::uint64_t first = addr / w, last = (addr + d.row_bytes - 1) / w;
-    const std::uint64_t words = last - first + 1, turns = words / banks;
-    if (turns)
-      for (auto& x : n) x += turns;
-    for (std::uint64_t i = 0; i < words % banks; ++i) ++n[(first + i) % banks];
+    const std::uint64_t words = last - first + 1, rest = words % banks;
+    turns += words / banks;
+    const std::uint64_t b0 = first % banks, b1 = b0 + rest;  // run [b0, b1), may wrap
+    if (b1 <= banks) {
+      ++diff[b0];
+      --diff[b1];
+    } else {
+      ++diff[b0];
+      --diff[banks];
+      ++diff[0];
+      --diff[b1 - banks];
+    }
   };
-  if (d.row_bytes == 0) return n;
   for (std::uint64_t k = 0; k < d.dims[2].count; ++k)
     for (std::uint64_t j = 0; j < d.dims[1].count; ++j)
       for (std::uint64_t i = 0; i < d.dims[0].count; ++i)
         row(d.addr + i * d.dims[0].stride + j * d.dims[1].stride + k * d.dims[2].stride);
+  std::int64_t run = 0;
+  for (std::uint64_t b = 0; b < banks; ++b) {
+    run += diff[b];
+    n[b] = turns + static_cast<std::uint64_t>(run);
+  }
   return n;
 }
 

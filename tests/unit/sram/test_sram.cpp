@@ -1,6 +1,8 @@
 // Banked SRAM timing (VMEM/CMEM), double-buffered layouts, and the DMA's memory-side transfer.
 #include <catch2/catch.hpp>
 
+#include <random>
+
 #include "models/dma/dma_module.h"
 #include "models/sram/sram_layout.h"
 #include "models/sram/sram_timing.h"
@@ -99,4 +101,31 @@ TEST_CASE("DMA: a tile's transfer keeps its rows, strided pieces round up to the
   CHECK(u.write);
   CHECK_THROWS_WITH(DmaConfig::schema().load(config::parse_yaml("{request: 96B}", "d.yaml"), "dma"),
                     "d.yaml:1:11: dma.request: 96 B is not a power of two");
+}
+
+TEST_CASE("SRAM: bank counts of random strided tiles equal a word-by-word count", "[unit][sram]") {
+  std::mt19937_64 rng(3);
+  std::uniform_int_distribution<std::uint64_t> pick(1, 700), cnt(1, 5), banks_d(1, 70);
+  for (int i = 0; i < 500; ++i) {
+    SramConfig c = small();
+    c.banks = static_cast<std::int64_t>(banks_d(rng));
+    c.width = Bytes(static_cast<double>(1 + pick(rng) % 96));
+    const SramTiming s(c, c.bandwidth);
+    DmaDescriptor d;
+    d.addr = pick(rng) * pick(rng);
+    d.row_bytes = pick(rng) * (1 + pick(rng) % 4);
+    for (auto& dim : d.dims) dim = {cnt(rng), pick(rng) * (1 + pick(rng) % 8)};
+    std::vector<std::uint64_t> ref(static_cast<size_t>(c.banks), 0);
+    const std::uint64_t w = c.width.value();
+    for (std::uint64_t k = 0; k < d.dims[2].count; ++k)
+      for (std::uint64_t j = 0; j < d.dims[1].count; ++j)
+        for (std::uint64_t r = 0; r < d.dims[0].count; ++r) {
+          const std::uint64_t a =
+              d.addr + r * d.dims[0].stride + j * d.dims[1].stride + k * d.dims[2].stride;
+          for (std::uint64_t word = a / w; word <= (a + d.row_bytes - 1) / w; ++word)
+            ++ref[static_cast<size_t>(word % ref.size())];
+        }
+    INFO("case " << i);
+    CHECK(s.per_bank(d) == ref);
+  }
 }
