@@ -100,7 +100,7 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
   const double peak = static_cast<double>(chip.peak_macs_per_cycle());
   std::int64_t total_cycles = 0;
   std::uint64_t total_macs = 0, total_hbm = 0;
-  std::uint64_t hbm_before = 0;
+  std::uint64_t hbm_before = 0, cmem_before = 0;
   std::uint32_t layer_index = 0;
   stats::Table mxu_layers_t("mxu_layers", "one row per layer per MXU");
 
@@ -132,6 +132,10 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
     const std::uint64_t hbm_now = hbm_c.bytes_read + hbm_c.bytes_written;
     const std::uint64_t hbm_bytes = hbm_now - hbm_before;
     hbm_before = hbm_now;
+    const MemoryCounters cmem_c = top.cmem().counters();
+    const std::uint64_t cmem_now = cmem_c.bytes_read + cmem_c.bytes_written;
+    const std::uint64_t cmem_bytes = cmem_now - cmem_before;
+    cmem_before = cmem_now;
 
     std::uint64_t lane_ops = 0;
     double vpu_busy_ps = 0;
@@ -180,6 +184,8 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
         .i("hbm_bytes", "B", "bytes moved to and from HBM", static_cast<std::int64_t>(hbm_bytes))
         .f("hbm_bandwidth", "B/s", "achieved HBM bandwidth: hbm_bytes / simulated time",
            static_cast<double>(hbm_bytes) / seconds)
+        .i("cmem_bytes", "B", "bytes moved to and from CMEM (staged operands, partial sums)",
+           static_cast<std::int64_t>(cmem_bytes))
         .i("planned_bytes", "B", "HBM bytes the lowered program moves (all repeats)",
            static_cast<std::int64_t>(static_cast<double>(lowered.planned_bytes) * rep))
         .i("compulsory_bytes", "B", "inputs read once, outputs written once (all repeats)",
