@@ -103,9 +103,14 @@ void HbmController::complete(Cycle t) {
 }
 
 void HbmController::decide_due(Cycle t) {
-  for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc)
+  // A decision changes no other pseudo-channel's decision cycle (what it enqueues on freed space
+  // goes to its own), so the minimum is taken in the same pass.
+  Cycle d = kNever;
+  for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc) {
     if (decide_at_[pc] <= t) decide(pc, t);
-  update_next_decide();
+    d = std::min(d, decide_at_[pc]);
+  }
+  next_decide_ = d;
 }
 
 void HbmController::update_mode(std::uint32_t pc) {

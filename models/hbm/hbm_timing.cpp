@@ -215,17 +215,28 @@ void HbmTiming::on_space(std::uint32_t channel, std::uint32_t pc, Cycle t) {
 Cycle HbmTiming::run_window(Cycle from, Cycle to, bool until_idle) {
   // The completions of the window, in the order a sweep over the channels at each cycle meets
   // them; the requests the ports generate wait in the channels' arrival lists.
+  // Only cycles with a completion do anything (a replayed completion only generates requests,
+  // which wait in the arrival lists, so no channel's next completion moves but its own): the
+  // sweep jumps from one such cycle to the next.
   deferring_ = true;
-  for (Cycle t = from; t < to; ++t) {
-    for (std::uint32_t c = 0; c < ctl_.size(); ++c) {
-      if (ctl_[c]->next_done() > t) continue;
-      origin_ = c;
-      ctl_[c]->complete(t);
+  const auto channels = static_cast<std::uint32_t>(ctl_.size());
+  for (Cycle t = from; t < to;) {
+    Cycle next = kNever;
+    for (std::uint32_t c = 0; c < channels; ++c) {
+      HbmController& ctl = *ctl_[c];
+      Cycle d = ctl.next_done();
+      if (d <= t) {
+        origin_ = c;
+        ctl.complete(t);
+        d = ctl.next_done();
+      }
+      next = std::min(next, d);
     }
     if (until_idle && active_ == 0) {
       to = t + 1;
       break;
     }
+    t = std::max(t + 1, next);
   }
   deferring_ = false;
   // Each channel through the window. In a cycle, a sweep gives a channel the requests of the
