@@ -113,16 +113,6 @@ void HbmController::decide_due(Cycle t) {
   next_decide_ = d;
 }
 
-void HbmController::update_mode(std::uint32_t pc) {
-  const auto& n = pc_[pc].count;
-  int& m = pc_[pc].mode;
-  if (m == 0) {
-    if (n[1] >= drain_high_ || (n[0] == 0 && n[1] > 0)) m = 1;
-  } else if (n[1] == 0 || (n[1] <= drain_low_ && n[0] > 0)) {
-    m = 0;
-  }
-}
-
 const HbmController::Cached& HbmController::recompute(int kind, std::uint32_t b) {
   Cached& c = entry(kind, b);
   const std::uint32_t h = head_[kind][b];
@@ -157,17 +147,6 @@ const HbmController::Cached& HbmController::recompute(int kind, std::uint32_t b)
   sl.group = group;
   sl.seq = pool_[req].seq;
   return c;
-}
-
-Cycle HbmController::ready(const Cached& c, std::uint32_t b) const {
-  switch (c.cmd) {
-    case HbmCommand::kAct:
-      return dev_.act_ready(b);
-    case HbmCommand::kPre:
-      return dev_.pre_ready(b);
-    default:
-      return dev_.column_ready(b, is_write(c.cmd));
-  }
 }
 
 void HbmController::decide(std::uint32_t pc, Cycle t) {

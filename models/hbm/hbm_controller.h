@@ -133,13 +133,30 @@ class HbmController {
     for (const Cycle a : decide_at_) d = std::min(d, a);
     next_decide_ = d;
   }
-  void update_mode(std::uint32_t pc);
+  void update_mode(std::uint32_t pc) {
+    const auto& n = pc_[pc].count;
+    int& m = pc_[pc].mode;
+    if (m == 0) {
+      if (n[1] >= drain_high_ || (n[0] == 0 && n[1] > 0)) m = 1;
+    } else if (n[1] == 0 || (n[1] <= drain_low_ && n[0] > 0)) {
+      m = 0;
+    }
+  }
   const Cached& candidate(int kind, std::uint32_t b) {
     const Cached& c = cache_[kind][b];
     return c.req != kNoReq ? c : recompute(kind, b);
   }
   const Cached& recompute(int kind, std::uint32_t b);
-  Cycle ready(const Cached& c, std::uint32_t b) const;
+  Cycle ready(const Cached& c, std::uint32_t b) const {
+    switch (c.cmd) {
+      case HbmCommand::kAct:
+        return dev_.act_ready(b);
+      case HbmCommand::kPre:
+        return dev_.pre_ready(b);
+      default:
+        return dev_.column_ready(b, is_write(c.cmd));
+    }
+  }
   void issue_column(int kind, std::uint32_t bank, Cycle t);
   void issue_row(int kind, std::uint32_t bank, Cycle t);
   void issue_refresh(std::uint32_t pc, Cycle t);
