@@ -123,6 +123,15 @@ class HbmController {
   };
 
   void decide(std::uint32_t pc, Cycle t);
+  /// The branch-free scan's result: the oldest ready column and row candidates as
+  /// (age << 32 | slot) (~0: none), how many are ready, the earliest cycle of the others.
+  struct Scan {
+    std::uint64_t col = ~std::uint64_t{0}, row = ~std::uint64_t{0};
+    std::uint32_t ncol = 0, nrow = 0;
+    std::uint64_t later = kNever;
+  };
+  Scan scan(const Slot* slot, std::uint32_t n, const Cycle* gt, const Cycle* pc_term,
+            Cycle t) const;
   /// A decision of `pc` is due by `t`.
   void bring_forward(std::uint32_t pc, Cycle t) {
     decide_at_[pc] = std::min(decide_at_[pc], t);
@@ -192,6 +201,7 @@ class HbmController {
   std::uint32_t capacity_[2];
   std::uint32_t drain_high_, drain_low_;
   bool hits_first_;
+  bool avx2_ = false;  // the scan may use AVX2 (the CPU has it)
 
   std::vector<Request> pool_;
   std::uint32_t free_ = kNone;
