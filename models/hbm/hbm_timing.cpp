@@ -41,6 +41,7 @@ HbmTiming::HbmTiming(const HbmConfig& cfg) : cfg_(cfg), map_(cfg) {
   pcs_ = static_cast<std::uint32_t>(cfg.pseudo_channels);
   ingress_.resize(static_cast<std::size_t>(n) * pcs_ * 2);
   arrivals_.resize(n);
+  done_at_.assign(n, kNever);
   window_ = std::max<Cycle>(1, std::min(cfg.t_cl, cfg.t_cwl) + cfg.t_bl());
   read_window_ = std::max<Cycle>(1, cfg.t_cl + cfg.t_bl());
   tck_ps_ = cfg.tck_ps();
@@ -53,7 +54,8 @@ HbmTiming::~HbmTiming() = default;
 
 Cycle HbmTiming::next_event() const {
   Cycle m = kNever;
-  for (const auto& c : ctl_) m = std::min(m, c->next_event());
+  for (std::size_t c = 0; c < ctl_.size(); ++c)
+    m = std::min({m, ctl_[c]->next_decide(), done_at_[c]});  // done_at_: its next_done()
   return m;
 }
 
@@ -223,12 +225,11 @@ Cycle HbmTiming::run_window(Cycle from, Cycle to, bool until_idle) {
   for (Cycle t = from; t < to;) {
     Cycle next = kNever;
     for (std::uint32_t c = 0; c < channels; ++c) {
-      HbmController& ctl = *ctl_[c];
-      Cycle d = ctl.next_done();
+      Cycle d = done_at_[c];
       if (d <= t) {
         origin_ = c;
-        ctl.complete(t);
-        d = ctl.next_done();
+        ctl_[c]->complete(t);
+        d = done_at_[c] = ctl_[c]->next_done();
       }
       next = std::min(next, d);
     }
@@ -257,6 +258,7 @@ Cycle HbmTiming::run_window(Cycle from, Cycle to, bool until_idle) {
     }
     SYSTOLE_ASSERT(i == arr.size() && ctl.next_done() >= to, "HBM window overran");
     arr.clear();
+    done_at_[c] = ctl.next_done();  // its decisions issued commands
   }
   now_ = std::max(now_, to - 1);
   return to;
