@@ -1,10 +1,125 @@
 #include "models/hbm/hbm_controller.h"
 
 #include <cmath>
+#include <limits>
 
 #include "sim/core/error.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define SYSTOLE_HBM_AVX2 1
+#endif
+
 namespace systole::models {
+
+#ifdef SYSTOLE_HBM_AVX2
+namespace {
+/// max of signed 64-bit lanes (AVX2 has none).
+__attribute__((target("avx2"))) inline __m256i max64(__m256i a, __m256i b) {
+  return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(b, a));
+}
+__attribute__((target("avx2"))) inline __m256i min64(__m256i a, __m256i b) {
+  return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b));
+}
+__attribute__((target("avx2"))) inline std::int64_t hmin64(__m256i v) {
+  alignas(32) std::int64_t x[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(x), v);
+  const std::int64_t a = x[0] < x[1] ? x[0] : x[1], b = x[2] < x[3] ? x[2] : x[3];
+  return a < b ? a : b;
+}
+}  // namespace
+#endif
+
+#ifdef SYSTOLE_HBM_AVX2
+// The same four slots at a time. A slot's second word is seq | group << 32 | bank << 48. The
+// unsigned orders of the scalar scan become signed ones with the top bit flipped (keys), or
+// hold as they are (ready cycles are never negative: the shared terms are not).
+namespace {
+/// `slot`: 16-byte slots (term, then seq | group << 32 | bank << 48); fills `out` with the
+/// oldest ready column and row keys, the earliest waiting cycle, and `count` with the ready
+/// column and row counts.
+__attribute__((target("avx2"))) void scan_avx2(const void* slot_bytes, std::uint32_t n,
+                                               const Cycle* gt, const Cycle* pc_term, Cycle t,
+                                               std::uint64_t out[3], std::uint32_t count[2]) {
+  const auto* slot = static_cast<const unsigned char*>(slot_bytes);
+  const __m256i pct = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pc_term));
+  const __m256i tv = _mm256_set1_epi64x(t);
+  const __m256i nv = _mm256_set1_epi64x(n);
+  const __m256i top = _mm256_set1_epi64x(std::numeric_limits<std::int64_t>::min());
+  const __m256i big = _mm256_set1_epi64x(std::numeric_limits<std::int64_t>::max());
+  const __m256i gmask = _mm256_set1_epi64x(0xffff), three = _mm256_set1_epi64x(3);
+  const __m256i two = _mm256_set1_epi64x(2), one = _mm256_set1_epi64x(1);
+  __m256i col = big, row = big, later = _mm256_set1_epi64x(kNever);
+  __m256i idx = _mm256_setr_epi64x(0, 2, 1, 3);  // lane order after the unpacks
+  const __m256i step = _mm256_set1_epi64x(4);
+  std::uint32_t ncol = 0, nrow = 0;
+  for (std::uint32_t i = 0; i < n; i += 4, idx = _mm256_add_epi64(idx, step)) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(slot + 16 * i));
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(slot + 16 * i + 32));
+    const __m256i term = _mm256_unpacklo_epi64(a, b), meta = _mm256_unpackhi_epi64(a, b);
+    const __m256i valid = _mm256_cmpgt_epi64(nv, idx);
+    const __m256i group =
+        _mm256_and_si256(_mm256_and_si256(_mm256_srli_epi64(meta, 32), gmask), valid);
+    const __m256i g = _mm256_i64gather_epi64(reinterpret_cast<const long long*>(gt), group, 8);
+    const __m256i gs = _mm256_and_si256(group, three);
+    const __m256i gs2 = _mm256_slli_epi64(gs, 1);
+    const __m256i pidx = _mm256_or_si256(gs2, _mm256_slli_epi64(_mm256_add_epi64(gs2, one), 32));
+    const __m256i pt = _mm256_permutevar8x32_epi32(pct, pidx);
+    const __m256i r = max64(max64(term, pt), g);
+    const __m256i ready = _mm256_andnot_si256(_mm256_cmpgt_epi64(r, tv), valid);
+    const __m256i is_col = _mm256_cmpeq_epi64(_mm256_and_si256(gs, two), two);
+    const __m256i k = _mm256_xor_si256(_mm256_or_si256(_mm256_slli_epi64(meta, 32), idx), top);
+    const __m256i rc = _mm256_and_si256(ready, is_col), rr = _mm256_andnot_si256(is_col, ready);
+    col = min64(col, _mm256_blendv_epi8(big, k, rc));
+    row = min64(row, _mm256_blendv_epi8(big, k, rr));
+    ncol += static_cast<std::uint32_t>(
+        __builtin_popcount(static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(rc)))));
+    nrow += static_cast<std::uint32_t>(
+        __builtin_popcount(static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(rr)))));
+    const __m256i waiting = _mm256_andnot_si256(ready, valid);
+    later = min64(later, _mm256_blendv_epi8(big, r, waiting));
+  }
+  out[0] = static_cast<std::uint64_t>(hmin64(col)) ^ (std::uint64_t{1} << 63);
+  out[1] = static_cast<std::uint64_t>(hmin64(row)) ^ (std::uint64_t{1} << 63);
+  out[2] = static_cast<std::uint64_t>(hmin64(later));
+  count[0] = ncol;
+  count[1] = nrow;
+}
+}  // namespace
+#endif
+
+HbmController::Scan HbmController::scan(const Slot* slot, std::uint32_t n, const Cycle* gt,
+                                        const Cycle* pc_term, Cycle t) const {
+#ifdef SYSTOLE_HBM_AVX2
+  if (avx2_) {
+    static_assert(sizeof(Slot) == 16, "two slots to a 32-byte load");
+    Scan o;
+    std::uint64_t out[3];
+    std::uint32_t count[2];
+    scan_avx2(slot, n, gt, pc_term, t, out, count);
+    o.col = out[0], o.row = out[1], o.later = out[2], o.ncol = count[0], o.nrow = count[1];
+    return o;
+  }
+#endif
+  // Branch-free (whether a candidate is ready is unpredictable): masks, not conditions;
+  // (age << 32 | slot) orders by age, which is unique.
+  Scan o;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const Slot& c = slot[i];
+    const Cycle r = cmax(cmax(c.term, pc_term[c.group & 3]), gt[c.group]);
+    const std::uint64_t ready = std::uint64_t{0} - static_cast<std::uint64_t>(r <= t);
+    const std::uint64_t is_col = std::uint64_t{0} - static_cast<std::uint64_t>((c.group & 3) >= 2);
+    const std::uint64_t k = std::uint64_t{c.seq} << 32 | i;
+    const std::uint64_t kc = k | ~(ready & is_col), kr = k | ~(ready & ~is_col);
+    o.col = kc < o.col ? kc : o.col;
+    o.row = kr < o.row ? kr : o.row;
+    o.ncol += static_cast<std::uint32_t>(ready & is_col & 1);
+    o.nrow += static_cast<std::uint32_t>(ready & ~is_col & 1);
+    const std::uint64_t rl = static_cast<std::uint64_t>(r) | ready;  // ready: never the least
+    o.later = rl < o.later ? rl : o.later;
+  }
+  return o;
+}
 
 HbmController::HbmController(const HbmConfig& cfg, std::uint32_t index, std::uint32_t total_pcs,
                              HbmControllerClient& client)
@@ -17,6 +132,9 @@ HbmController::HbmController(const HbmConfig& cfg, std::uint32_t index, std::uin
       capacity_{static_cast<std::uint32_t>(cfg.read_queue),
                 static_cast<std::uint32_t>(cfg.write_queue)},
       hits_first_(HbmPicker::hits_first(cfg.scheduler)),
+#ifdef SYSTOLE_HBM_AVX2
+      avx2_(__builtin_cpu_supports("avx2")),
+#endif
       pc_(dev_.pcs()),
       decide_at_(dev_.pcs(), kNever) {
   const double wq = static_cast<double>(cfg.write_queue);
@@ -33,7 +151,7 @@ HbmController::HbmController(const HbmConfig& cfg, std::uint32_t index, std::uin
     head_[k].assign(dev_.banks(), kNone);
     tail_[k].assign(dev_.banks(), kNone);
     where_[k].assign(dev_.banks(), kNone);
-    slots_[k].assign(dev_.banks(), Slot{0, 0, 0, 0});
+    slots_[k].assign(dev_.banks() + 4, Slot{0, 0, 0, 0});  // + 4: the scan reads 4 at a time
     cache_[k].assign(dev_.banks(), Cached{});
   }
   for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc) decide_at_[pc] = refresh_.due(pc);
@@ -103,19 +221,14 @@ void HbmController::complete(Cycle t) {
 }
 
 void HbmController::decide_due(Cycle t) {
-  for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc)
+  // A decision changes no other pseudo-channel's decision cycle (what it enqueues on freed space
+  // goes to its own), so the minimum is taken in the same pass.
+  Cycle d = kNever;
+  for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc) {
     if (decide_at_[pc] <= t) decide(pc, t);
-  update_next_decide();
-}
-
-void HbmController::update_mode(std::uint32_t pc) {
-  const auto& n = pc_[pc].count;
-  int& m = pc_[pc].mode;
-  if (m == 0) {
-    if (n[1] >= drain_high_ || (n[0] == 0 && n[1] > 0)) m = 1;
-  } else if (n[1] == 0 || (n[1] <= drain_low_ && n[0] > 0)) {
-    m = 0;
+    d = std::min(d, decide_at_[pc]);
   }
+  next_decide_ = d;
 }
 
 const HbmController::Cached& HbmController::recompute(int kind, std::uint32_t b) {
@@ -152,17 +265,6 @@ const HbmController::Cached& HbmController::recompute(int kind, std::uint32_t b)
   sl.group = group;
   sl.seq = pool_[req].seq;
   return c;
-}
-
-Cycle HbmController::ready(const Cached& c, std::uint32_t b) const {
-  switch (c.cmd) {
-    case HbmCommand::kAct:
-      return dev_.act_ready(b);
-    case HbmCommand::kPre:
-      return dev_.pre_ready(b);
-    default:
-      return dev_.column_ready(b, is_write(c.cmd));
-  }
 }
 
 void HbmController::decide(std::uint32_t pc, Cycle t) {
@@ -241,32 +343,14 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
       next = static_cast<Cycle>(later);
       col_lost = ncol > 1;
     } else if (n <= kBranchFreeScan || 2 * p.rows[kind] <= n) {
-      // Branch-free (whether a candidate is ready is unpredictable): masks, not conditions;
-      // (age << 32 | slot) orders by age, which is unique.
+      // Few candidates, or at most half of them row commands: the branch-free scan.
+      const Scan o = scan(slot, n, gt, pc_term, t);
       constexpr std::uint64_t kNo = ~std::uint64_t{0};
-      std::uint64_t col = kNo, row = kNo;
-      std::uint32_t ncol = 0, nrow = 0;
-      std::uint64_t later = kNever;
-      for (std::uint32_t i = 0; i < n; ++i) {
-        const Slot& c = slot[i];
-        const Cycle r = cmax(cmax(c.term, pc_term[c.group & 3]), gt[c.group]);
-        const std::uint64_t ready = std::uint64_t{0} - static_cast<std::uint64_t>(r <= t);
-        const std::uint64_t is_col =
-            std::uint64_t{0} - static_cast<std::uint64_t>((c.group & 3) >= 2);
-        const std::uint64_t k = std::uint64_t{c.seq} << 32 | i;
-        const std::uint64_t kc = k | ~(ready & is_col), kr = k | ~(ready & ~is_col);
-        col = kc < col ? kc : col;
-        row = kr < row ? kr : row;
-        ncol += static_cast<std::uint32_t>(ready & is_col & 1);
-        nrow += static_cast<std::uint32_t>(ready & ~is_col & 1);
-        const std::uint64_t rl = static_cast<std::uint64_t>(r) | ready;  // ready: never the least
-        later = rl < later ? rl : later;
-      }
-      if (col != kNo) i_col = static_cast<std::uint32_t>(col);
-      if (row != kNo) i_row = static_cast<std::uint32_t>(row);
-      next = static_cast<Cycle>(later);
-      col_lost = ncol > 1;
-      row_lost = nrow > 1;
+      if (o.col != kNo) i_col = static_cast<std::uint32_t>(o.col);
+      if (o.row != kNo) i_row = static_cast<std::uint32_t>(o.row);
+      next = static_cast<Cycle>(o.later);
+      col_lost = o.ncol > 1;
+      row_lost = o.nrow > 1;
       if (row_lost)  // is a ready precharge among them?
         for (std::uint32_t i = 0; i < n; ++i)
           if ((slot[i].group & 3) == HbmDevice::kGroupNone && slot[i].term <= t && pc_term[1] <= t)

@@ -123,6 +123,15 @@ class HbmController {
   };
 
   void decide(std::uint32_t pc, Cycle t);
+  /// The branch-free scan's result: the oldest ready column and row candidates as
+  /// (age << 32 | slot) (~0: none), how many are ready, the earliest cycle of the others.
+  struct Scan {
+    std::uint64_t col = ~std::uint64_t{0}, row = ~std::uint64_t{0};
+    std::uint32_t ncol = 0, nrow = 0;
+    std::uint64_t later = kNever;
+  };
+  Scan scan(const Slot* slot, std::uint32_t n, const Cycle* gt, const Cycle* pc_term,
+            Cycle t) const;
   /// A decision of `pc` is due by `t`.
   void bring_forward(std::uint32_t pc, Cycle t) {
     decide_at_[pc] = std::min(decide_at_[pc], t);
@@ -133,13 +142,30 @@ class HbmController {
     for (const Cycle a : decide_at_) d = std::min(d, a);
     next_decide_ = d;
   }
-  void update_mode(std::uint32_t pc);
+  void update_mode(std::uint32_t pc) {
+    const auto& n = pc_[pc].count;
+    int& m = pc_[pc].mode;
+    if (m == 0) {
+      if (n[1] >= drain_high_ || (n[0] == 0 && n[1] > 0)) m = 1;
+    } else if (n[1] == 0 || (n[1] <= drain_low_ && n[0] > 0)) {
+      m = 0;
+    }
+  }
   const Cached& candidate(int kind, std::uint32_t b) {
     const Cached& c = cache_[kind][b];
     return c.req != kNoReq ? c : recompute(kind, b);
   }
   const Cached& recompute(int kind, std::uint32_t b);
-  Cycle ready(const Cached& c, std::uint32_t b) const;
+  Cycle ready(const Cached& c, std::uint32_t b) const {
+    switch (c.cmd) {
+      case HbmCommand::kAct:
+        return dev_.act_ready(b);
+      case HbmCommand::kPre:
+        return dev_.pre_ready(b);
+      default:
+        return dev_.column_ready(b, is_write(c.cmd));
+    }
+  }
   void issue_column(int kind, std::uint32_t bank, Cycle t);
   void issue_row(int kind, std::uint32_t bank, Cycle t);
   void issue_refresh(std::uint32_t pc, Cycle t);
@@ -175,6 +201,7 @@ class HbmController {
   std::uint32_t capacity_[2];
   std::uint32_t drain_high_, drain_low_;
   bool hits_first_;
+  bool avx2_ = false;  // the scan may use AVX2 (the CPU has it)
 
   std::vector<Request> pool_;
   std::uint32_t free_ = kNone;

@@ -41,6 +41,7 @@ HbmTiming::HbmTiming(const HbmConfig& cfg) : cfg_(cfg), map_(cfg) {
   pcs_ = static_cast<std::uint32_t>(cfg.pseudo_channels);
   ingress_.resize(static_cast<std::size_t>(n) * pcs_ * 2);
   arrivals_.resize(n);
+  done_at_.assign(n, kNever);
   window_ = std::max<Cycle>(1, std::min(cfg.t_cl, cfg.t_cwl) + cfg.t_bl());
   read_window_ = std::max<Cycle>(1, cfg.t_cl + cfg.t_bl());
   tck_ps_ = cfg.tck_ps();
@@ -53,7 +54,8 @@ HbmTiming::~HbmTiming() = default;
 
 Cycle HbmTiming::next_event() const {
   Cycle m = kNever;
-  for (const auto& c : ctl_) m = std::min(m, c->next_event());
+  for (std::size_t c = 0; c < ctl_.size(); ++c)
+    m = std::min({m, ctl_[c]->next_decide(), done_at_[c]});  // done_at_: its next_done()
   return m;
 }
 
@@ -215,17 +217,27 @@ void HbmTiming::on_space(std::uint32_t channel, std::uint32_t pc, Cycle t) {
 Cycle HbmTiming::run_window(Cycle from, Cycle to, bool until_idle) {
   // The completions of the window, in the order a sweep over the channels at each cycle meets
   // them; the requests the ports generate wait in the channels' arrival lists.
+  // Only cycles with a completion do anything (a replayed completion only generates requests,
+  // which wait in the arrival lists, so no channel's next completion moves but its own): the
+  // sweep jumps from one such cycle to the next.
   deferring_ = true;
-  for (Cycle t = from; t < to; ++t) {
-    for (std::uint32_t c = 0; c < ctl_.size(); ++c) {
-      if (ctl_[c]->next_done() > t) continue;
-      origin_ = c;
-      ctl_[c]->complete(t);
+  const auto channels = static_cast<std::uint32_t>(ctl_.size());
+  for (Cycle t = from; t < to;) {
+    Cycle next = kNever;
+    for (std::uint32_t c = 0; c < channels; ++c) {
+      Cycle d = done_at_[c];
+      if (d <= t) {
+        origin_ = c;
+        ctl_[c]->complete(t);
+        d = done_at_[c] = ctl_[c]->next_done();
+      }
+      next = std::min(next, d);
     }
     if (until_idle && active_ == 0) {
       to = t + 1;
       break;
     }
+    t = std::max(t + 1, next);
   }
   deferring_ = false;
   // Each channel through the window. In a cycle, a sweep gives a channel the requests of the
@@ -246,6 +258,7 @@ Cycle HbmTiming::run_window(Cycle from, Cycle to, bool until_idle) {
     }
     SYSTOLE_ASSERT(i == arr.size() && ctl.next_done() >= to, "HBM window overran");
     arr.clear();
+    done_at_[c] = ctl.next_done();  // its decisions issued commands
   }
   now_ = std::max(now_, to - 1);
   return to;

@@ -111,10 +111,11 @@ class HbmTiming : public HbmControllerClient {
     HbmRequestIn r;
   };
   std::vector<std::vector<Arrival>> arrivals_;  // per channel, in arrival order
-  bool deferring_ = false;                      // completions are being replayed: defer arrivals
-  std::uint32_t origin_ = 0;                    // the channel whose completions are replayed
-  Cycle window_ = 1;                            // no command issued in a window completes within it
-  Cycle read_window_ = 1;                       // the same while no write transfer is active
+  std::vector<Cycle> done_at_;  // per channel: its next_done() (only its windows change it)
+  bool deferring_ = false;      // completions are being replayed: defer arrivals
+  std::uint32_t origin_ = 0;    // the channel whose completions are replayed
+  Cycle window_ = 1;            // no command issued in a window completes within it
+  Cycle read_window_ = 1;       // the same while no write transfer is active
   std::uint64_t active_writes_ = 0;
   Cycle now_ = 0;
   TransferId next_id_ = 1;
