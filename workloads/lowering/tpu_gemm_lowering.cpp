@@ -139,9 +139,16 @@ class CoreGemm {
           // im2col the A tile's input footprint is a_bytes at the tile's place in A.
           auto a_mem = hbm.tile(hbm.a, hbm.K, m0 + mt, kt, tm, tk);
           if (tr.a_reuse > 1) a_mem = models::DmaDescriptor::linear(a_mem.addr, a_bytes);
-          const std::uint32_t a = tr.resident ? ~0u
-                                              : load_a(m0 + mt, kt, tm, tk, a_bytes, free_slot,
-                                                       a_mem, vmem_.slot(va_, slot));
+          std::uint32_t a = ~0u;
+          if (tr.a_in_cmem) {  // the layer before left A in CMEM, row-major
+            const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+            a = b_.load(core_, a_bytes, free_slot,
+                        models::DmaDescriptor::strided(u((m0 + mt) * hbm.K + kt) * eb, u(tm),
+                                                       u(tk) * eb, u(hbm.K) * eb),
+                        vmem_.slot(va_, slot), 1);
+          } else if (!tr.resident) {
+            a = load_a(m0 + mt, kt, tm, tk, a_bytes, free_slot, a_mem, vmem_.slot(va_, slot));
+          }
           const std::uint32_t bt =
               b_.load(core_, static_cast<std::uint64_t>(tk * tn) * eb, free_slot,
                       hbm.tile(hbm.b, hbm.N, kt, n0 + nt, tk, tn), vmem_.slot(vb_, slot));

@@ -3,10 +3,11 @@
 // for each k step: two DMA loads (A and B tiles into one of two VMEM slots) and one matmul per
 // MXU on its slice of the n tile; after the last k step, a DMA store of the output tile.
 // Double buffering is expressed as dependencies: a load into a slot waits for the matmuls that
-// last read that slot (and the CMEM copy that read it); the first matmul of an output tile waits for the store of the tile that
-// used the same accumulator buffer two tiles earlier. When the mapping stages A in CMEM
-// (cmem_k > 0), the first pass over a staged A tile loads it from HBM and copies it from VMEM to
-// CMEM; every later pass (later n tiles, other cores) loads it from CMEM after that copy.
+// last read that slot (and the CMEM copy that read it); the first matmul of an output tile waits
+// for the store of the tile that used the same accumulator buffer two tiles earlier. When the
+// mapping stages A in CMEM (cmem_k > 0), the first pass over a staged A tile loads it from HBM and
+// copies it from VMEM to CMEM; every later pass (later n tiles, other cores) loads it from CMEM
+// after that copy.
 
 #include "models/common/program.h"
 #include "workloads/lowering/program_builder.h"

@@ -30,7 +30,8 @@ std::uint64_t u(std::int64_t v) { return static_cast<std::uint64_t>(v); }
 }
 
 // Vector op over rows x cols: rows split over the cores, row tiles double-buffered in VMEM.
-std::string lower_vector(ProgramBuilder& b, const Layer& l, const VectorJob& v) {
+// With `to_cmem` the output goes to CMEM, row-major from address 0, for the GEMM after it.
+std::string lower_vector(ProgramBuilder& b, const Layer& l, const VectorJob& v, bool to_cmem) {
   const auto& chip = b.chip();
   const std::uint64_t eb = models::dtype_bytes(l.dtype);
   const auto in_row =
@@ -46,8 +47,13 @@ std::string lower_vector(ProgramBuilder& b, const Layer& l, const VectorJob& v) 
     const std::int64_t r0 = c * per_core, ext = std::min(per_core, v.rows - r0);
     std::uint32_t slot_store[2] = {~0u, ~0u};
     std::vector<std::uint32_t> pending;  // the previous tile's vector op, its store not emitted yet
-    std::uint64_t pending_bytes = 0;
+    std::uint64_t pending_bytes = 0, pending_at = 0;
     int pending_slot = 0;
+    const auto store = [&](std::vector<std::uint32_t> deps) {
+      if (!to_cmem) return b.store(c, pending_bytes, std::move(deps));
+      return b.store(c, pending_bytes, std::move(deps),
+                     models::DmaDescriptor::linear(pending_at, pending_bytes), 0, 1);
+    };
     for (std::int64_t t = 0, r = 0; r < ext; ++t, r += tr) {
       const std::int64_t rows = std::min(tr, ext - r);
       const int slot = static_cast<int>(t % 2);
@@ -56,16 +62,17 @@ std::string lower_vector(ProgramBuilder& b, const Layer& l, const VectorJob& v) 
       ProgramBuilder::Deps loads;
       for (int i = 0; i < v.inputs; ++i) loads.push_back(b.load(c, u(rows) * in_row * eb, free));
       if (!pending.empty()) {  // store the previous tile behind this tile's prefetch
-        slot_store[pending_slot] = b.store(c, pending_bytes, pending);
+        slot_store[pending_slot] = store(pending);
         pending.clear();
       }
       const auto lane_ops = static_cast<std::uint64_t>(
           std::ceil(static_cast<double>(rows * v.cols) * v.ops_per_element));
       pending.assign(1, b.vector(c, lane_ops, u(rows) * row_bytes, loads));
       pending_bytes = u(rows * v.cols) * eb;
+      pending_at = u((r0 + r) * v.cols) * eb;
       pending_slot = slot;
     }
-    if (!pending.empty()) b.store(c, pending_bytes, pending);
+    if (!pending.empty()) store(pending);
   }
   return fmt::format("{} rows/tile", tr);
 }
@@ -75,7 +82,7 @@ std::string lower_vector(ProgramBuilder& b, const Layer& l, const VectorJob& v) 
 // through two VMEM slots: S = Q K^T on the MXUs (split over their columns), online softmax on
 // the vector unit, O += P V on one MXU; then O is normalised and stored. Causal masking skips
 // K/V tiles that lie wholly after every query of the tile.
-std::string lower_flash(ProgramBuilder& b, const Layer& l, const FlashJob& f) {
+std::string lower_flash(ProgramBuilder& b, const Layer& l, const FlashJob& f, bool to_cmem) {
   const auto& chip = b.chip();
   const AttentionShape& a = f.attn;
   const std::uint64_t eb = models::dtype_bytes(f.dtype);
@@ -121,6 +128,7 @@ std::string lower_flash(ProgramBuilder& b, const Layer& l, const FlashJob& f) {
   std::vector<std::vector<std::uint32_t>> kv_users(static_cast<size_t>(2 * chip.tensor_cores));
   std::vector<std::int64_t> kv_instances(static_cast<size_t>(chip.tensor_cores), 0);
   const std::int64_t instances = a.batch * a.kv_heads;
+  std::uint64_t o_at = 0;  // CMEM place of the next O tile
   std::vector<std::vector<std::uint32_t>> kv_readers(static_cast<size_t>(2 * chip.tensor_cores));
   std::vector<std::int64_t> step(static_cast<size_t>(chip.tensor_cores), 0);
   // Two Q/O buffers per core: the next query tile loads while this one finishes.
@@ -209,7 +217,13 @@ std::string lower_flash(ProgramBuilder& b, const Layer& l, const FlashJob& f) {
         q_readers.insert(q_readers.end(), s_ops.begin(), s_ops.end());
       }
       const std::uint32_t norm = b.vector(c, u(rows * d), u(rows * d) * 4, {last_pv});
-      q_free[qbuf] = b.store(c, u(rows * d) * eb, {norm});  // free once O has left
+      // O leaves for HBM, or for CMEM where the GEMM after the layer reads it (placed in
+      // instance order: the layout of heads in the consumer's A is not modelled).
+      const std::uint64_t o_bytes = u(rows * d) * eb;
+      q_free[qbuf] =
+          to_cmem ? b.store(c, o_bytes, {norm}, models::DmaDescriptor::linear(o_at, o_bytes), 0, 1)
+                  : b.store(c, o_bytes, {norm});  // free once O has left
+      o_at += o_bytes;
     }
   }
   return fmt::format("Br{} Bc{}{}", br, bc, kv_resident ? " KV resident" : "");
@@ -217,8 +231,39 @@ std::string lower_flash(ProgramBuilder& b, const Layer& l, const FlashJob& f) {
 
 }  // namespace
 
+namespace {
+
+/// Elements of the output of a vector layer or an attention (what a hand-off moves).
+std::uint64_t output_elements(const Layer& l) {
+  if (l.op == LayerOp::kAttention)
+    return u(l.attn.batch * l.attn.heads * l.attn.seq_q * l.attn.head_dim);
+  return l.elements();
+}
+
+}  // namespace
+
+std::vector<Handoff> plan_handoffs(const models::TpuChipConfig& chip,
+                                   const std::vector<Layer>& layers, const MappingOptions& opt) {
+  std::vector<Handoff> h(layers.size());
+  if (!opt.cmem_handoff || opt.activations_on_chip) return h;
+  for (size_t i = 0; i + 1 < layers.size(); ++i) {
+    const Layer &p = layers[i], &g = layers[i + 1];
+    const bool producer = (is_vector_op(p.op) && p.op != LayerOp::kConv2d) ||
+                          (p.op == LayerOp::kAttention && opt.attention == AttentionImpl::kFused);
+    if (!producer || g.op != LayerOp::kGemm || p.repeat != 1 || g.repeat != 1 ||
+        p.dtype != g.dtype || h[i].input_cmem)
+      continue;
+    const std::uint64_t elements = output_elements(p);
+    if (elements != u(g.rows() * g.k)) continue;
+    if (elements * models::dtype_bytes(p.dtype) > chip.cmem.capacity.value()) continue;
+    h[i].output_cmem = true;
+    h[i + 1].input_cmem = true;
+  }
+  return h;
+}
+
 LayerBounds layer_bounds(const models::TpuChipConfig& chip, const Layer& l, AttentionImpl impl,
-                         bool resident) {
+                         bool resident, const Handoff& handoff) {
   LayerBounds b;
   const std::uint64_t eb = models::dtype_bytes(l.dtype);
   b.macs = l.macs();
@@ -271,6 +316,9 @@ LayerBounds layer_bounds(const models::TpuChipConfig& chip, const Layer& l, Atte
       break;
     }
   }
+  // A tensor handed over through CMEM does not cross HBM: the GEMM's A input, or the output.
+  if (handoff.input_cmem && l.op == LayerOp::kGemm) b.compulsory_bytes -= u(l.rows() * l.k) * eb;
+  if (handoff.output_cmem) b.compulsory_bytes -= output_elements(l) * eb;
   const double bytes_per_cycle = chip.hbm.bandwidth.value() / chip.clock.value();
   const bool on_vpu = l.op == LayerOp::kConv2d && is_depthwise(l.conv);
   b.compute_cycles =
@@ -288,7 +336,7 @@ LayerBounds layer_bounds(const models::TpuChipConfig& chip, const Layer& l, Atte
 }
 
 LoweredLayer lower_layer(const models::TpuChipConfig& chip, const Layer& l,
-                         const MappingOptions& opt) {
+                         const MappingOptions& opt, const Handoff& handoff) {
   const AttentionImpl impl = opt.attention;
   LoweredLayer out;
   ProgramBuilder b(chip, out.program);
@@ -300,6 +348,7 @@ LoweredLayer lower_layer(const models::TpuChipConfig& chip, const Layer& l,
       case Step::Kind::kGemm: {
         GemmTraffic traffic;
         traffic.a_reuse = s.gemm.a_reuse;
+        traffic.a_in_cmem = handoff.input_cmem && l.op == LayerOp::kGemm;
         for (const Epilogue& e : s.gemm.gemm.epilogue) {
           traffic.epilogue_inputs += e.extra_inputs;
           traffic.epilogue_ops += vector_ops_per_element(e.op);
@@ -315,17 +364,17 @@ LoweredLayer lower_layer(const models::TpuChipConfig& chip, const Layer& l,
         }
         const auto mp = map_gemm(chip, s.gemm.gemm, traffic);
         append_gemm(b, s.gemm.gemm, mp, s.gemm.count, traffic);
-        std::string tile = mp.tile_text();
+        std::string tile = mp.tile_text() + (traffic.a_in_cmem ? " A<-cmem" : "");
         for (const Epilogue& e : s.gemm.gemm.epilogue)
           tile += std::string(" +") + layer_op_name(e.op);
         tiles.push_back(tile);
         break;
       }
       case Step::Kind::kVector:
-        tiles.push_back(lower_vector(b, l, s.vec));
+        tiles.push_back(lower_vector(b, l, s.vec, handoff.output_cmem));
         break;
       case Step::Kind::kFlash:
-        tiles.push_back(lower_flash(b, l, s.flash));
+        tiles.push_back(lower_flash(b, l, s.flash, handoff.output_cmem));
         break;
     }
     b.close_step(begin);
@@ -334,7 +383,8 @@ LoweredLayer lower_layer(const models::TpuChipConfig& chip, const Layer& l,
     if ((op.kind == OpKind::kLoad || op.kind == OpKind::kStore) && op.memory == 0)
       out.planned_bytes += op.bytes;
   out.tile = tiles.size() == 1 ? tiles[0] : fmt::format("{}", fmt::join(tiles, " | "));
-  out.bounds = layer_bounds(chip, l, impl, resident);
+  if (handoff.output_cmem) out.tile += " ->cmem";
+  out.bounds = layer_bounds(chip, l, impl, resident, handoff);
   return out;
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "models/common/program.h"
 #include "models/systems/tpu_chip/tpu_chip_config.h"
@@ -30,12 +31,28 @@ struct LoweredLayer {
   LayerBounds bounds;
 };
 
+/// Activations handed from one layer to the next through CMEM instead of HBM: the producer
+/// stores its output to CMEM (row-major from address 0), the consumer GEMM reads its A operand
+/// from there on every pass.
+struct Handoff {
+  bool input_cmem = false;   ///< a GEMM whose A operand the layer before left in CMEM
+  bool output_cmem = false;  ///< a layer whose output the GEMM after it reads from CMEM
+};
+
+/// Which layers hand their output to the next one through CMEM (system.mapping.cmem_handoff):
+/// a vector layer or a fused attention directly followed by a GEMM (op gemm) whose A operand has
+/// exactly the producer's output elements, both with repeat 1 and the same dtype, when the
+/// tensor fits CMEM. As for fusion, adjacency and shape decide (the IR has no data-flow edges).
+std::vector<Handoff> plan_handoffs(const models::TpuChipConfig& chip,
+                                   const std::vector<Layer>& layers, const MappingOptions& opt);
+
 /// Throws WorkloadError naming the layer and the sizes when a step fits nowhere.
 LoweredLayer lower_layer(const models::TpuChipConfig& chip, const Layer& l,
-                         const MappingOptions& opt);
+                         const MappingOptions& opt, const Handoff& handoff = {});
 
-/// `resident`: the layer's activations stay on chip (only its weights count as HBM traffic).
+/// `resident`: the layer's activations stay on chip (only its weights count as HBM traffic);
+/// `handoff`: an input or output that crosses CMEM, not HBM.
 LayerBounds layer_bounds(const models::TpuChipConfig& chip, const Layer& l, AttentionImpl impl,
-                         bool resident = false);
+                         bool resident = false, const Handoff& handoff = {});
 
 }  // namespace systole::workloads

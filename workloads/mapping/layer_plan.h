@@ -33,6 +33,8 @@ struct MappingOptions {
   bool activations_on_chip = false;
   /// Elementwise layers right after a GEMM are fused into its epilogue (fuse_epilogues).
   bool fuse_epilogues = true;
+  /// A layer's output that the next GEMM reads as A stays in CMEM (plan_handoffs).
+  bool cmem_handoff = true;
 };
 
 /// An elementwise op (GELU, SiLU, add, mul) a GEMM epilogue can apply.

@@ -170,7 +170,7 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
             const std::int64_t ext = std::min(best.core_extent, split - c * best.core_extent);
             passes += best.split_n ? ceil_div(ext, tn) : (c == 0 ? nt : 0);
           }
-          const bool stage = !traffic.resident && passes >= 2;
+          const bool stage = !traffic.resident && !traffic.a_in_cmem && passes >= 2;
           const std::int64_t staged_k =
               stage ? cmem_staged_k(chip, M, K, tk, eb, traffic.a_reuse) : 0;
           const std::int64_t chunk_k =
@@ -184,13 +184,13 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
             // n tile (the staged columns once in all) and its B columns once per m tile, and
             // writes its part of C once (reading the epilogue's inputs once).
             double bytes = static_cast<double>(M * ks) / traffic.a_reuse;
+            const bool a_hbm = !traffic.resident && !traffic.a_in_cmem;
             for (std::int64_t c = 0; c < best.cores_used; ++c) {
               const std::int64_t ext = std::min(best.core_extent, split - c * best.core_extent);
               const std::int64_t cm = best.split_n ? M : ext, cn = best.split_n ? ext : N;
               const double a =
-                  traffic.resident
-                      ? 0.0
-                      : static_cast<double>(cm * (K - ks) * ceil_div(cn, tn)) / traffic.a_reuse;
+                  a_hbm ? static_cast<double>(cm * (K - ks) * ceil_div(cn, tn)) / traffic.a_reuse
+                        : 0.0;
               const double c_out =
                   traffic.resident ? 0.0
                                    : static_cast<double>(cm * cn * (1 + traffic.epilogue_inputs));
@@ -204,6 +204,9 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
             // chunks, C's fp32 partial sums stored and loaded back between chunks.
             double cmem_bytes =
                 static_cast<double>(M * ks) / traffic.a_reuse * static_cast<double>(passes) * eb;
+            if (traffic.a_in_cmem)  // every pass reads A from CMEM
+              cmem_bytes =
+                  static_cast<double>(M * K) / traffic.a_reuse * static_cast<double>(passes) * eb;
             if (chunked)
               cmem_bytes += 2.0 * static_cast<double>(ceil_div(K, chunk_k) - 1) *
                             static_cast<double>(M * N) * kAccBytes;

@@ -56,6 +56,8 @@ struct GemmTraffic {
   /// each per output tile, into one VMEM buffer, ...
   int epilogue_inputs = 0;
   double epilogue_ops = 0;  ///< ... and costs this many vector-lane operations per C element
+  bool a_in_cmem = false;   ///< A waits in CMEM (row-major M x K from address 0): every pass reads
+                            ///< it there, nothing is staged
 };
 
 /// Picks the tiling; throws WorkloadError naming the layer and sizes when nothing fits VMEM or

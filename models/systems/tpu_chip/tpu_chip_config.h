@@ -49,6 +49,7 @@ struct TpuMappingConfig {
   Attention attention = Attention::kFused;
   Activations activations = Activations::kHbm;
   Fusion fusion = Fusion::kEpilogue;
+  bool cmem_handoff = true;
   static const config::SchemaOf<TpuMappingConfig>& schema();
 };
 

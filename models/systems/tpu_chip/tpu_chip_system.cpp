@@ -65,6 +65,7 @@ workloads::MappingOptions TpuChipSystem::mapping() const {
                     : workloads::AttentionImpl::kUnfused;
   o.activations_on_chip = cfg_.mapping.activations == TpuMappingConfig::Activations::kOnChip;
   o.fuse_epilogues = cfg_.mapping.fusion == TpuMappingConfig::Fusion::kEpilogue;
+  o.cmem_handoff = cfg_.mapping.cmem_handoff;
   return o;
 }
 
@@ -73,7 +74,10 @@ std::vector<workloads::Layer> TpuChipSystem::layers(const workloads::Workload& w
 }
 
 void TpuChipSystem::check(const workloads::Workload& w) const {
-  for (const auto& l : layers(w)) workloads::lower_layer(cfg_.chip, l, mapping());
+  const auto ls = layers(w);
+  const auto handoffs = workloads::plan_handoffs(cfg_.chip, ls, mapping());
+  for (size_t i = 0; i < ls.size(); ++i)
+    workloads::lower_layer(cfg_.chip, ls[i], mapping(), handoffs[i]);
 }
 
 stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOptions& opt) {
@@ -104,8 +108,11 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
   std::uint32_t layer_index = 0;
   stats::Table mxu_layers_t("mxu_layers", "one row per layer per MXU");
 
-  for (const auto& l : layers(w)) {
-    const auto lowered = workloads::lower_layer(chip, l, mapping());
+  const auto run_layers = layers(w);
+  const auto handoffs = workloads::plan_handoffs(chip, run_layers, mapping());
+  for (size_t li = 0; li < run_layers.size(); ++li) {
+    const auto& l = run_layers[li];
+    const auto lowered = workloads::lower_layer(chip, l, mapping(), handoffs[li]);
     const Program& prog = lowered.program;
     double elapsed_ps = 0;
     for (std::int64_t r = 0; r < l.repeat; ++r)

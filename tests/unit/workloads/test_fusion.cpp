@@ -129,3 +129,54 @@ TEST_CASE("fusion: every output tile goes through the epilogue before its store"
     CHECK(low.planned_bytes >= plain.bounds.compulsory_bytes + elements * 2 * inputs);
   }
 }
+
+TEST_CASE("CMEM hand-off: a layer's output that the next GEMM reads as A skips HBM",
+          "[unit][fusion]") {
+  const auto chip = chip_with("chip: {}");
+  const auto w = workloads::load_workload(config::parse_yaml(
+      "file: " + test::source_dir() + "/workloads/gpt3_175b.yaml\n", "experiment.yaml"));
+  const auto ls = workloads::fuse_epilogues(w.layers);
+  workloads::MappingOptions opt;
+  const auto h = workloads::plan_handoffs(chip, ls, opt);
+  REQUIRE(h.size() == ls.size());
+  // attn_norm -> qkv_proj, attention -> out_proj, mlp_norm -> mlp_up; nothing else.
+  std::vector<int> out, in;
+  for (size_t i = 0; i < h.size(); ++i) {
+    if (h[i].output_cmem) out.push_back(static_cast<int>(i));
+    if (h[i].input_cmem) in.push_back(static_cast<int>(i));
+  }
+  CHECK(out == std::vector<int>{0, 2, 4});
+  CHECK(in == std::vector<int>{1, 3, 5});
+  // Off, no CMEM, or an unfused attention (its output comes from a GEMM step): fewer or none.
+  opt.cmem_handoff = false;
+  CHECK_FALSE(workloads::plan_handoffs(chip, ls, opt)[0].output_cmem);
+  opt.cmem_handoff = true;
+  CHECK_FALSE(workloads::plan_handoffs(chip_with("chip: {cmem: {capacity: 0B}}"), ls, opt)[0]
+                  .output_cmem);
+  opt.attention = workloads::AttentionImpl::kUnfused;
+  CHECK_FALSE(workloads::plan_handoffs(chip, ls, opt)[2].output_cmem);
+  opt.attention = workloads::AttentionImpl::kFused;
+
+  // The bytes: the producer stores its output to CMEM only, the GEMM reads A from CMEM only.
+  const auto bytes = [](const workloads::LoweredLayer& low, int memory, models::OpKind kind) {
+    std::uint64_t n = 0;
+    for (const auto& o : low.program.ops)
+      if (o.kind == kind && o.memory == memory) n += o.bytes;
+    return n;
+  };
+  const std::uint64_t act = 2048ull * 12288 * 2;  // one activation tensor, bf16
+  const auto norm_hbm = workloads::lower_layer(chip, ls[0], opt);
+  const auto norm_cmem = workloads::lower_layer(chip, ls[0], opt, h[0]);
+  CHECK(bytes(norm_hbm, 0, models::OpKind::kStore) == act);
+  CHECK(bytes(norm_cmem, 0, models::OpKind::kStore) == 0);
+  CHECK(bytes(norm_cmem, 1, models::OpKind::kStore) == act);
+  CHECK(norm_cmem.bounds.compulsory_bytes == norm_hbm.bounds.compulsory_bytes - act);
+  const auto qkv_hbm = workloads::lower_layer(chip, ls[1], opt);
+  const auto qkv_cmem = workloads::lower_layer(chip, ls[1], opt, h[1]);
+  CHECK(qkv_cmem.planned_bytes == qkv_hbm.planned_bytes - act);  // A was read once (staged)
+  CHECK(bytes(qkv_cmem, 1, models::OpKind::kStore) == 0);       // nothing to stage
+  CHECK(qkv_cmem.bounds.compulsory_bytes == qkv_hbm.bounds.compulsory_bytes - act);
+  const auto attn = workloads::lower_layer(chip, ls[2], opt, h[2]);
+  CHECK(bytes(attn, 1, models::OpKind::kStore) == act);  // O
+  CHECK(bytes(attn, 0, models::OpKind::kStore) == 0);
+}
