@@ -1,6 +1,7 @@
 #include "models/hbm/hbm_controller.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #include "sim/core/error.h"
@@ -133,7 +134,8 @@ HbmController::HbmController(const HbmConfig& cfg, std::uint32_t index, std::uin
                 static_cast<std::uint32_t>(cfg.write_queue)},
       hits_first_(HbmPicker::hits_first(cfg.scheduler)),
 #ifdef SYSTOLE_HBM_AVX2
-      avx2_(__builtin_cpu_supports("avx2")),
+      // SYSTOLE_HBM_SCALAR=1 takes the scalar scan (the tests check both give the same log).
+      avx2_(__builtin_cpu_supports("avx2") && !std::getenv("SYSTOLE_HBM_SCALAR")),
 #endif
       pc_(dev_.pcs()),
       decide_at_(dev_.pcs(), kNever) {
