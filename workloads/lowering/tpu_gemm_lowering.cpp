@@ -103,8 +103,8 @@ class CoreGemm {
       : b_(b), core_(core), vmem_("VMEM", b.chip().vmem.capacity.value(), 1), stage_(stage) {
     // VMEM: double-buffered operand slots and accumulator tiles (the mapping checked the fit).
     const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
-    va_ = vmem_.add("A", u(mp.tm * mp.tk) * eb, 1);
-    vb_ = vmem_.add("B", u(mp.tk * mp.tn) * eb, 1);
+    va_ = vmem_.add("A", u(mp.tm * mp.tk) * eb, 2);
+    vb_ = vmem_.add("B", u(mp.tk * mp.tn) * eb, 2);
     vc_ = vmem_.add("C", u(mp.tm * mp.tn) * 4, 2);
     if (tr.epilogue_inputs > 0) ve_ = vmem_.add("E", u(mp.tm * mp.tn * tr.epilogue_inputs) * eb, 1);
     vmem_.check("the GEMM tiling");  // the mapping's footprint and this layout agree

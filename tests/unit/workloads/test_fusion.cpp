@@ -151,8 +151,8 @@ TEST_CASE("CMEM hand-off: a layer's output that the next GEMM reads as A skips H
   opt.cmem_handoff = false;
   CHECK_FALSE(workloads::plan_handoffs(chip, ls, opt)[0].output_cmem);
   opt.cmem_handoff = true;
-  CHECK_FALSE(workloads::plan_handoffs(chip_with("chip: {cmem: {capacity: 0B}}"), ls, opt)[0]
-                  .output_cmem);
+  CHECK_FALSE(
+      workloads::plan_handoffs(chip_with("chip: {cmem: {capacity: 0B}}"), ls, opt)[0].output_cmem);
   opt.attention = workloads::AttentionImpl::kUnfused;
   CHECK_FALSE(workloads::plan_handoffs(chip, ls, opt)[2].output_cmem);
   opt.attention = workloads::AttentionImpl::kFused;
@@ -174,7 +174,7 @@ TEST_CASE("CMEM hand-off: a layer's output that the next GEMM reads as A skips H
   const auto qkv_hbm = workloads::lower_layer(chip, ls[1], opt);
   const auto qkv_cmem = workloads::lower_layer(chip, ls[1], opt, h[1]);
   CHECK(qkv_cmem.planned_bytes == qkv_hbm.planned_bytes - act);  // A was read once (staged)
-  CHECK(bytes(qkv_cmem, 1, models::OpKind::kStore) == 0);       // nothing to stage
+  CHECK(bytes(qkv_cmem, 1, models::OpKind::kStore) == 0);        // nothing to stage
   CHECK(qkv_cmem.bounds.compulsory_bytes == qkv_hbm.bounds.compulsory_bytes - act);
   const auto attn = workloads::lower_layer(chip, ls[2], opt, h[2]);
   CHECK(bytes(attn, 1, models::OpKind::kStore) == act);  // O

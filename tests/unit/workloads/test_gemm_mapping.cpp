@@ -2,6 +2,7 @@
 // moves at least the compulsory bytes, and only depends on earlier operations.
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <random>
 
 #include "models/mxu/mxu_timing.h"
@@ -46,6 +47,7 @@ TEST_CASE("random GEMMs: tiles fit and the program covers every MAC once", "[uni
     REQUIRE(mp.cores_used <= chip.tensor_cores);
     const auto prog = workloads::lower_gemm(chip, l, mp);
     std::uint64_t macs = 0, loaded = 0, stored = 0;
+    std::map<std::uint16_t, std::uint32_t> last_b;  // per MXU: the B load of its last matmul
     for (std::uint32_t j = 0; j < prog.ops.size(); ++j) {
       const auto& op = prog.ops[j];
       for (auto d : op.deps) REQUIRE(d < j);  // a DAG in program order: no deadlock possible
@@ -57,6 +59,12 @@ TEST_CASE("random GEMMs: tiles fit and the program covers every MAC once", "[uni
         REQUIRE(2 * models::MxuTiming(chip.mxu).matmul(op.m, op.k, op.n).accumulator_rows <=
                 static_cast<std::uint64_t>(chip.mxu.accumulators));
         macs += static_cast<std::uint64_t>(op.m) * op.k * op.n;
+        // Double buffering: an MXU's next step reads its B tile from the other VMEM slot.
+        const std::uint32_t b = op.deps.at(0);
+        const auto prev = last_b.find(op.unit);
+        if (prev != last_b.end() && prev->second != b)
+          CHECK(prog.ops[prev->second].sram_addr != prog.ops[b].sram_addr);
+        last_b[op.unit] = b;
       } else {
         REQUIRE(chip.unit_name(op.unit).find("dma") != std::string::npos);
         if (op.memory == 0) (op.kind == models::OpKind::kLoad ? loaded : stored) += op.bytes;
