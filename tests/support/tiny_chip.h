@@ -1,7 +1,7 @@
 #pragma once
 // The chip of the golden cycle tests: 1 core with `mxus` MXUs (given as YAML), one DMA engine,
 // 1 GHz, main memory at 1 GB/s (one byte per cycle) with no latency, no DMA setup time, so every
-// cost is a whole number of cycles; and a plain GEMM layer.
+// cost is a whole number of cycles; a chip from a YAML `system:` body; and a plain GEMM layer.
 #include <string>
 
 #include "models/systems/tpu_chip/tpu_chip_config.h"
@@ -19,6 +19,11 @@ inline models::TpuChipConfig tiny_chip(int mxus = 1, const std::string& mxu = "{
           "  dma: {engines: 1, granule: 1B, setup: 0ns}\n",
       "tiny");
   return models::TpuSystemConfig::schema().load(node, "system").chip;
+}
+
+/// The chip of a `system:` section given as YAML (e.g. "chip: {vmem: {capacity: 1MiB}}").
+inline models::TpuChipConfig chip_with(const std::string& yaml) {
+  return models::TpuSystemConfig::schema().load(config::parse_yaml(yaml, "test"), "system").chip;
 }
 
 inline workloads::Layer gemm(std::int64_t m, std::int64_t n, std::int64_t k) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -17,6 +18,16 @@ using models::Program;
 namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+/// `rows` x `cols` elements of `eb` bytes at (r0, c0) of a row-major matrix with `pitch`
+/// columns at `base`: one strided descriptor of its rows.
+models::DmaDescriptor row_major_tile(std::uint64_t base, std::int64_t pitch, std::int64_t r0,
+                                     std::int64_t c0, std::int64_t rows, std::int64_t cols,
+                                     std::uint64_t eb) {
+  const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+  return models::DmaDescriptor::strided(base + u(r0 * pitch + c0) * eb, u(rows), u(cols) * eb,
+                                        u(pitch) * eb);
+}
 
 /// Where the operands sit in HBM: A (M x K), B (K x N) and C (M x N), row-major, one after the
 /// other, each 4 KiB aligned, from `base`. A tile is one strided descriptor of its rows, so the
@@ -39,9 +50,7 @@ struct HbmLayout {
   /// `rows` x `cols` elements at (r0, c0) of a matrix with `pitch` columns at `base`.
   models::DmaDescriptor tile(std::uint64_t base, std::int64_t pitch, std::int64_t r0,
                              std::int64_t c0, std::int64_t rows, std::int64_t cols) const {
-    const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
-    return models::DmaDescriptor::strided(base + u(r0 * pitch + c0) * eb, u(rows), u(cols) * eb,
-                                          u(pitch) * eb);
+    return row_major_tile(base, pitch, r0, c0, rows, cols, eb);
   }
 };
 
@@ -56,9 +65,9 @@ struct CmemStage {
   std::int64_t N = 0;
   std::uint64_t eb = 0, partials = 0;  // element bytes; base of the partial sums
   double a_reuse = 1;
-  std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> copied;  // (m0, k0) -> store
-  std::map<std::uint64_t, std::uint32_t> last_store;                      // by address
-  std::map<std::uint64_t, std::vector<std::uint32_t>> readers;            // loads since
+  std::set<std::pair<std::int64_t, std::int64_t>> copied;       // (m0, k0) of the tiles copied
+  std::map<std::uint64_t, std::uint32_t> last_store;            // by address
+  std::map<std::uint64_t, std::vector<std::uint32_t>> readers;  // loads since
 
   bool staged(std::int64_t k0) const { return chunked || k0 < k; }
   /// The A tile's place (rows x cols at (r0, k0) of A, k0 within the staged columns).
@@ -70,14 +79,12 @@ struct CmemStage {
       const auto at = static_cast<double>(u(r0 * k + kl) * eb) / a_reuse;
       return models::DmaDescriptor::linear(static_cast<std::uint64_t>(at), bytes);
     }
-    return models::DmaDescriptor::strided(u(r0 * k + kl) * eb, u(rows), u(cols) * eb, u(k) * eb);
+    return row_major_tile(0, k, r0, kl, rows, cols, eb);
   }
   /// The place of the fp32 partial sums of the output tile at (r0, n0).
   models::DmaDescriptor partial_tile(std::int64_t r0, std::int64_t n0, std::int64_t rows,
                                      std::int64_t cols) const {
-    const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
-    return models::DmaDescriptor::strided(partials + u(r0 * N + n0) * 4, u(rows), u(cols) * 4,
-                                          u(N) * 4);
+    return row_major_tile(partials, N, r0, n0, rows, cols, 4);
   }
   /// A load from `at`: depends on the store that wrote it.
   void add_load_deps(std::uint64_t at, std::vector<std::uint32_t>& deps) const {
@@ -141,11 +148,9 @@ class CoreGemm {
           if (tr.a_reuse > 1) a_mem = models::DmaDescriptor::linear(a_mem.addr, a_bytes);
           std::uint32_t a = ~0u;
           if (tr.a_in_cmem) {  // the layer before left A in CMEM, row-major
-            const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
             a = b_.load(core_, a_bytes, free_slot,
-                        models::DmaDescriptor::strided(u((m0 + mt) * hbm.K + kt) * eb, u(tm),
-                                                       u(tk) * eb, u(hbm.K) * eb),
-                        vmem_.slot(va_, slot), 1);
+                        row_major_tile(0, hbm.K, m0 + mt, kt, tm, tk, eb), vmem_.slot(va_, slot),
+                        1);
           } else if (!tr.resident) {
             a = load_a(m0 + mt, kt, tm, tk, a_bytes, free_slot, a_mem, vmem_.slot(va_, slot));
           }
@@ -262,7 +267,7 @@ class CoreGemm {
     const std::uint32_t id =
         b_.store(core_, copy_.bytes, std::move(deps), copy_.cmem, copy_.vmem_addr, 1);
     stage_.stored(copy_.cmem.addr, id);
-    stage_.copied[copy_.key] = id;
+    stage_.copied.insert(copy_.key);
     next_readers_.push_back(id);
   }
 

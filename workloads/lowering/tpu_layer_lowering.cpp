@@ -229,10 +229,6 @@ std::string lower_flash(ProgramBuilder& b, const Layer& l, const FlashJob& f, bo
   return fmt::format("Br{} Bc{}{}", br, bc, kv_resident ? " KV resident" : "");
 }
 
-}  // namespace
-
-namespace {
-
 /// Elements of the output of a vector layer or an attention (what a hand-off moves).
 std::uint64_t output_elements(const Layer& l) {
   if (l.op == LayerOp::kAttention)
@@ -248,10 +244,9 @@ std::vector<Handoff> plan_handoffs(const models::TpuChipConfig& chip,
   if (!opt.cmem_handoff || opt.activations_on_chip) return h;
   for (size_t i = 0; i + 1 < layers.size(); ++i) {
     const Layer &p = layers[i], &g = layers[i + 1];
-    const bool producer = (is_vector_op(p.op) && p.op != LayerOp::kConv2d) ||
+    const bool producer = is_vector_op(p.op) ||
                           (p.op == LayerOp::kAttention && opt.attention == AttentionImpl::kFused);
-    if (!producer || g.op != LayerOp::kGemm || p.repeat != 1 || g.repeat != 1 ||
-        p.dtype != g.dtype || h[i].input_cmem)
+    if (!producer || g.op != LayerOp::kGemm || p.repeat != 1 || g.repeat != 1 || p.dtype != g.dtype)
       continue;
     const std::uint64_t elements = output_elements(p);
     if (elements != u(g.rows() * g.k)) continue;

@@ -9,24 +9,14 @@
 #include <set>
 
 #include "sim/config/node.h"
+#include "tests/support/tiny_chip.h"
 #include "workloads/lowering/tpu_gemm_lowering.h"
 
 using namespace systole;
+using test::chip_with;
+using test::gemm;
 
 namespace {
-
-models::TpuChipConfig chip_with(const std::string& yaml) {
-  return models::TpuSystemConfig::schema().load(config::parse_yaml(yaml, "test"), "system").chip;
-}
-
-workloads::Layer gemm(std::int64_t m, std::int64_t n, std::int64_t k) {
-  workloads::Layer l;
-  l.name = "g";
-  l.m = m;
-  l.n = n;
-  l.k = k;
-  return l;
-}
 
 struct Traffic {
   std::uint64_t hbm_loaded = 0, hbm_stored = 0, cmem_loaded = 0, cmem_stored = 0;

@@ -7,18 +7,16 @@
 
 #include "sim/config/node.h"
 #include "tests/support/paths.h"
+#include "tests/support/tiny_chip.h"
 #include "workloads/frontends/yaml_workload.h"
 #include "workloads/lowering/tpu_layer_lowering.h"
 #include "workloads/mapping/layer_plan.h"
 
 using namespace systole;
+using test::chip_with;
 using workloads::LayerOp;
 
 namespace {
-
-models::TpuChipConfig chip_with(const std::string& yaml) {
-  return models::TpuSystemConfig::schema().load(config::parse_yaml(yaml, "test"), "system").chip;
-}
 
 workloads::Layer gemm(const std::string& name, std::int64_t m, std::int64_t n, std::int64_t k) {
   workloads::Layer l;

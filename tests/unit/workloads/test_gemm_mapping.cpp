@@ -7,15 +7,13 @@
 
 #include "models/mxu/mxu_timing.h"
 #include "sim/config/node.h"
+#include "tests/support/tiny_chip.h"
 #include "workloads/lowering/tpu_gemm_lowering.h"
 
 using namespace systole;
+using test::chip_with;
 
 namespace {
-
-models::TpuChipConfig chip_with(const std::string& yaml) {
-  return models::TpuSystemConfig::schema().load(config::parse_yaml(yaml, "test"), "system").chip;
-}
 
 workloads::Layer gemm(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k) {
   workloads::Layer l;
