@@ -92,7 +92,7 @@ __attribute__((target("avx2"))) void scan_avx2(const void* slot_bytes, std::uint
 HbmController::Scan HbmController::scan(const Slot* slot, std::uint32_t n, const Cycle* gt,
                                         const Cycle* pc_term, Cycle t) const {
 #ifdef SYSTOLE_HBM_AVX2
-  if (avx2_) {
+  if (avx2_ && n > 4) {
     static_assert(sizeof(Slot) == 16, "two slots to a 32-byte load");
     Scan o;
     std::uint64_t out[3];
@@ -409,8 +409,13 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   if (p.mode != kind) {
     next = t + 1;  // the other queue was not scanned
   } else {
-    if (col_bank != kNone && head_[kind][col_bank] != kNone)
-      next = std::min(next, ready(candidate(kind, col_bank), col_bank));
+    if (col_bank != kNone && head_[kind][col_bank] != kNone) {
+      // A ready column that lost bounds `next` by the column terms already; the bank's
+      // candidate, while it is still a column command, waits for them too.
+      const Cached& c = cache_[kind][col_bank];
+      if (!col_lost || c.req == kNoReq || !is_column(c.cmd))
+        next = std::min(next, ready(candidate(kind, col_bank), col_bank));
+    }
     if (row_bank != kNone) next = std::min(next, ready(candidate(kind, row_bank), row_bank));
   }
   decide_at_[pc] = std::max(next, t + 1);

@@ -69,6 +69,22 @@ class HbmController {
                     done_[1].empty() ? kNever : done_[1].front().at);
   }
   const HbmDevice& device() const { return dev_; }
+  /// Asks the CPU to bring this controller's scheduling state into cache (a hint, no effect
+  /// on what happens).
+  void prefetch() const {
+    auto lines = [](const void* p, std::size_t bytes) {
+      const auto* c = static_cast<const char*>(p);
+      for (std::size_t o = 0; o < bytes; o += 64) __builtin_prefetch(c + o);
+    };
+    lines(pc_.data(), pc_.size() * sizeof(PcState));
+    lines(decide_at_.data(), decide_at_.size() * sizeof(Cycle));
+    for (int k = 0; k < 2; ++k) {
+      lines(slots_[k].data(), slots_[k].size() * sizeof(Slot));
+      lines(cache_[k].data(), cache_[k].size() * sizeof(Cached));
+      lines(head_[k].data(), head_[k].size() * sizeof(std::uint32_t));
+    }
+    dev_.prefetch();
+  }
   /// Counters up to `now` (queue areas and bank busy time are closed at `now`).
   HbmChannelStats stats(Cycle now) const;
   std::uint32_t queued(std::uint32_t pc, bool write) const { return pc_[pc].count[write]; }

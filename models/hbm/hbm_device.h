@@ -57,6 +57,16 @@ class HbmDevice {
   explicit HbmDevice(const HbmConfig& cfg);
 
   const HbmTimingParams& timing() const { return t_; }
+  /// Asks the CPU to bring the bank, group and pseudo-channel state into cache (a hint).
+  void prefetch() const {
+    auto lines = [](const void* p, std::size_t bytes) {
+      const auto* c = static_cast<const char*>(p);
+      for (std::size_t o = 0; o < bytes; o += 64) __builtin_prefetch(c + o);
+    };
+    lines(bank_.data(), bank_.size() * sizeof(Bank));
+    lines(group_.data(), group_.size() * sizeof(Group));
+    lines(pc_.data(), pc_.size() * sizeof(Pc));
+  }
   std::uint32_t pcs() const { return pcs_; }
   std::uint32_t banks_per_pc() const { return banks_per_pc_; }
   std::uint32_t banks() const { return pcs_ * banks_per_pc_; }

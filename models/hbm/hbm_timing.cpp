@@ -245,6 +245,7 @@ Cycle HbmTiming::run_window(Cycle from, Cycle to, bool until_idle) {
   // channels after it, and further sweeps in that cycle decide for what is due again.
   for (std::uint32_t c = 0; c < ctl_.size(); ++c) {
     HbmController& ctl = *ctl_[c];
+    if (c + 1 < ctl_.size()) ctl_[c + 1]->prefetch();
     std::vector<Arrival>& arr = arrivals_[c];
     std::size_t i = 0;
     for (;;) {
