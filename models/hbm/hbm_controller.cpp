@@ -1,126 +1,13 @@
 #include "models/hbm/hbm_controller.h"
 
+#include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
+#include <utility>
 
 #include "sim/core/error.h"
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define SYSTOLE_HBM_AVX2 1
-#endif
-
 namespace systole::models {
-
-#ifdef SYSTOLE_HBM_AVX2
-namespace {
-/// max of signed 64-bit lanes (AVX2 has none).
-__attribute__((target("avx2"))) inline __m256i max64(__m256i a, __m256i b) {
-  return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(b, a));
-}
-__attribute__((target("avx2"))) inline __m256i min64(__m256i a, __m256i b) {
-  return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b));
-}
-__attribute__((target("avx2"))) inline std::int64_t hmin64(__m256i v) {
-  alignas(32) std::int64_t x[4];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(x), v);
-  const std::int64_t a = x[0] < x[1] ? x[0] : x[1], b = x[2] < x[3] ? x[2] : x[3];
-  return a < b ? a : b;
-}
-}  // namespace
-#endif
-
-#ifdef SYSTOLE_HBM_AVX2
-// The same four slots at a time. A slot's second word is seq | group << 32 | bank << 48. The
-// unsigned orders of the scalar scan become signed ones with the top bit flipped (keys), or
-// hold as they are (ready cycles are never negative: the shared terms are not).
-namespace {
-/// `slot`: 16-byte slots (term, then seq | group << 32 | bank << 48); fills `out` with the
-/// oldest ready column and row keys, the earliest waiting cycle, and `count` with the ready
-/// column and row counts.
-__attribute__((target("avx2"))) void scan_avx2(const void* slot_bytes, std::uint32_t n,
-                                               const Cycle* gt, const Cycle* pc_term, Cycle t,
-                                               std::uint64_t out[3], std::uint32_t count[2]) {
-  const auto* slot = static_cast<const unsigned char*>(slot_bytes);
-  const __m256i pct = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pc_term));
-  const __m256i tv = _mm256_set1_epi64x(t);
-  const __m256i nv = _mm256_set1_epi64x(n);
-  const __m256i top = _mm256_set1_epi64x(std::numeric_limits<std::int64_t>::min());
-  const __m256i big = _mm256_set1_epi64x(std::numeric_limits<std::int64_t>::max());
-  const __m256i gmask = _mm256_set1_epi64x(0xffff), three = _mm256_set1_epi64x(3);
-  const __m256i two = _mm256_set1_epi64x(2), one = _mm256_set1_epi64x(1);
-  __m256i col = big, row = big, later = _mm256_set1_epi64x(kNever);
-  __m256i idx = _mm256_setr_epi64x(0, 2, 1, 3);  // lane order after the unpacks
-  const __m256i step = _mm256_set1_epi64x(4);
-  std::uint32_t ncol = 0, nrow = 0;
-  for (std::uint32_t i = 0; i < n; i += 4, idx = _mm256_add_epi64(idx, step)) {
-    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(slot + 16 * i));
-    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(slot + 16 * i + 32));
-    const __m256i term = _mm256_unpacklo_epi64(a, b), meta = _mm256_unpackhi_epi64(a, b);
-    const __m256i valid = _mm256_cmpgt_epi64(nv, idx);
-    const __m256i group =
-        _mm256_and_si256(_mm256_and_si256(_mm256_srli_epi64(meta, 32), gmask), valid);
-    const __m256i g = _mm256_i64gather_epi64(reinterpret_cast<const long long*>(gt), group, 8);
-    const __m256i gs = _mm256_and_si256(group, three);
-    const __m256i gs2 = _mm256_slli_epi64(gs, 1);
-    const __m256i pidx = _mm256_or_si256(gs2, _mm256_slli_epi64(_mm256_add_epi64(gs2, one), 32));
-    const __m256i pt = _mm256_permutevar8x32_epi32(pct, pidx);
-    const __m256i r = max64(max64(term, pt), g);
-    const __m256i ready = _mm256_andnot_si256(_mm256_cmpgt_epi64(r, tv), valid);
-    const __m256i is_col = _mm256_cmpeq_epi64(_mm256_and_si256(gs, two), two);
-    const __m256i k = _mm256_xor_si256(_mm256_or_si256(_mm256_slli_epi64(meta, 32), idx), top);
-    const __m256i rc = _mm256_and_si256(ready, is_col), rr = _mm256_andnot_si256(is_col, ready);
-    col = min64(col, _mm256_blendv_epi8(big, k, rc));
-    row = min64(row, _mm256_blendv_epi8(big, k, rr));
-    ncol += static_cast<std::uint32_t>(
-        __builtin_popcount(static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(rc)))));
-    nrow += static_cast<std::uint32_t>(
-        __builtin_popcount(static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(rr)))));
-    const __m256i waiting = _mm256_andnot_si256(ready, valid);
-    later = min64(later, _mm256_blendv_epi8(big, r, waiting));
-  }
-  out[0] = static_cast<std::uint64_t>(hmin64(col)) ^ (std::uint64_t{1} << 63);
-  out[1] = static_cast<std::uint64_t>(hmin64(row)) ^ (std::uint64_t{1} << 63);
-  out[2] = static_cast<std::uint64_t>(hmin64(later));
-  count[0] = ncol;
-  count[1] = nrow;
-}
-}  // namespace
-#endif
-
-HbmController::Scan HbmController::scan(const Slot* slot, std::uint32_t n, const Cycle* gt,
-                                        const Cycle* pc_term, Cycle t) const {
-#ifdef SYSTOLE_HBM_AVX2
-  if (avx2_ && n > 4) {
-    static_assert(sizeof(Slot) == 16, "two slots to a 32-byte load");
-    Scan o;
-    std::uint64_t out[3];
-    std::uint32_t count[2];
-    scan_avx2(slot, n, gt, pc_term, t, out, count);
-    o.col = out[0], o.row = out[1], o.later = out[2], o.ncol = count[0], o.nrow = count[1];
-    return o;
-  }
-#endif
-  // Branch-free (whether a candidate is ready is unpredictable): masks, not conditions;
-  // (age << 32 | slot) orders by age, which is unique.
-  Scan o;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const Slot& c = slot[i];
-    const Cycle r = cmax(cmax(c.term, pc_term[c.group & 3]), gt[c.group]);
-    const std::uint64_t ready = std::uint64_t{0} - static_cast<std::uint64_t>(r <= t);
-    const std::uint64_t is_col = std::uint64_t{0} - static_cast<std::uint64_t>((c.group & 3) >= 2);
-    const std::uint64_t k = std::uint64_t{c.seq} << 32 | i;
-    const std::uint64_t kc = k | ~(ready & is_col), kr = k | ~(ready & ~is_col);
-    o.col = kc < o.col ? kc : o.col;
-    o.row = kr < o.row ? kr : o.row;
-    o.ncol += static_cast<std::uint32_t>(ready & is_col & 1);
-    o.nrow += static_cast<std::uint32_t>(ready & ~is_col & 1);
-    const std::uint64_t rl = static_cast<std::uint64_t>(r) | ready;  // ready: never the least
-    o.later = rl < o.later ? rl : o.later;
-  }
-  return o;
-}
 
 HbmController::HbmController(const HbmConfig& cfg, std::uint32_t index, std::uint32_t total_pcs,
                              HbmControllerClient& client)
@@ -133,10 +20,6 @@ HbmController::HbmController(const HbmConfig& cfg, std::uint32_t index, std::uin
       capacity_{static_cast<std::uint32_t>(cfg.read_queue),
                 static_cast<std::uint32_t>(cfg.write_queue)},
       hits_first_(HbmPicker::hits_first(cfg.scheduler)),
-#ifdef SYSTOLE_HBM_AVX2
-      // SYSTOLE_HBM_SCALAR=1 takes the scalar scan (the tests check both give the same log).
-      avx2_(__builtin_cpu_supports("avx2") && !std::getenv("SYSTOLE_HBM_SCALAR")),
-#endif
       pc_(dev_.pcs()),
       decide_at_(dev_.pcs(), kNever) {
   const double wq = static_cast<double>(cfg.write_queue);
@@ -153,7 +36,7 @@ HbmController::HbmController(const HbmConfig& cfg, std::uint32_t index, std::uin
     head_[k].assign(dev_.banks(), kNone);
     tail_[k].assign(dev_.banks(), kNone);
     where_[k].assign(dev_.banks(), kNone);
-    slots_[k].assign(dev_.banks() + 4, Slot{0, 0, 0, 0});  // + 4: the scan reads 4 at a time
+    slots_[k].assign(dev_.banks(), Slot{0, 0, 0, 0});
     cache_[k].assign(dev_.banks(), Cached{});
   }
   for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc) decide_at_[pc] = refresh_.due(pc);
@@ -168,12 +51,16 @@ void HbmController::enqueue(const HbmRequestIn& r, Cycle now) {
   Request& q = pool_[idx];
   q = {dev_.bank_index(r.pc, r.bg, r.bank), r.row, r.col, r.bursts, seq_++, r.tag, kNone, r.write};
   const std::uint32_t b = q.bank;
-  if (tail_[kind][b] == kNone) {
+  if (tail_[kind][b] == kNone) {  // the bank joins the active list, as a column until computed
     head_[kind][b] = idx;
-    const std::uint32_t pos = r.pc * dev_.banks_per_pc() + pc_[r.pc].active[kind]++;
+    PcState& p = pc_[r.pc];
+    const std::uint32_t base = r.pc * dev_.banks_per_pc();
+    const std::uint32_t pos = base + p.active[kind] - p.rows[kind];  // after the columns
+    move_slot(kind, base + p.active[kind], pos);                     // the first row to the end
+    ++p.active[kind];
     where_[kind][b] = pos;
     slots_[kind][pos].bank = static_cast<std::uint16_t>(b);
-    slots_[kind][pos].group = HbmDevice::kGroupRd;  // a column until computed (not a row)
+    slots_[kind][pos].group = HbmDevice::kGroupRd;
   } else {
     pool_[tail_[kind][b]].next = idx;
   }
@@ -262,11 +149,34 @@ const HbmController::Cached& HbmController::recompute(int kind, std::uint32_t b)
   }
   c.req = static_cast<std::uint16_t>(req);
   const auto group = static_cast<std::uint16_t>(4 * dev_.group_of(b) + gslot);
-  std::uint32_t& rows = pc_[dev_.pc_of(b)].rows[kind];
-  rows = rows + is_row(group) - is_row(sl.group);
+  const bool was_row = is_row(sl.group);
   sl.group = group;
   sl.seq = pool_[req].seq;
+  if (was_row != is_row(group)) {  // it crosses the boundary between columns and rows
+    const std::uint32_t pc = dev_.pc_of(b);
+    PcState& p = pc_[pc];
+    const std::uint32_t boundary = pc * dev_.banks_per_pc() + p.active[kind] - p.rows[kind];
+    // A new row takes the last column's place (the boundary moves down onto it); a new column
+    // the first row's (the boundary moves up past it).
+    swap_slots(kind, where_[kind][b], was_row ? boundary : boundary - 1);
+    p.rows[kind] += was_row ? -1u : 1u;
+  }
   return c;
+}
+
+void HbmController::move_slot(int kind, std::uint32_t to, std::uint32_t from) {
+  if (to == from) return;
+  Slot* sl = slots_[kind].data();
+  sl[to] = sl[from];
+  where_[kind][sl[to].bank] = to;
+}
+
+void HbmController::swap_slots(int kind, std::uint32_t a, std::uint32_t b) {
+  if (a == b) return;
+  Slot* sl = slots_[kind].data();
+  std::swap(sl[a], sl[b]);
+  where_[kind][sl[a].bank] = a;
+  where_[kind][sl[b].bank] = b;
 }
 
 void HbmController::decide(std::uint32_t pc, Cycle t) {
@@ -304,10 +214,9 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   std::uint32_t i_col = kNone, i_row = kNone;
   bool col_lost = false, row_lost = false;  // FR-FCFS: a ready command is left for later
   bool pre_lost = false;                    // a precharge may be among the ready row commands
-  // The branching scan keeps the earliest cycle of the waiting candidates per GroupSlot: after
-  // the picks issue, none of them can issue before that kind's shared term either.
+  // The earliest cycle of the waiting candidates per GroupSlot (FR-FCFS): after the picks
+  // issue, none of them can issue before that kind's shared term either.
   Cycle waiting[4] = {kNever, kNever, kNever, kNever};
-  bool typed = false;
   Cycle next = kNever;
   if (sched_ == SchedulerKind::kFcfs) {  // only the oldest request may advance
     std::uint64_t old = ~std::uint64_t{0};
@@ -326,61 +235,38 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
       next = kNever;
     }
   } else {
-    if (p.rows[kind] == 0) {  // only column commands (streams of row hits): the same, lighter
-      constexpr std::uint64_t kNo = ~std::uint64_t{0};
-      std::uint64_t col = kNo;
-      std::uint32_t ncol = 0;
-      std::uint64_t later = kNever;
-      for (std::uint32_t i = 0; i < n; ++i) {
-        const Slot& c = slot[i];
-        const Cycle r = cmax(cmax(c.term, col_term), gt[c.group]);
-        const std::uint64_t ready = std::uint64_t{0} - static_cast<std::uint64_t>(r <= t);
-        const std::uint64_t kc = (std::uint64_t{c.seq} << 32 | i) | ~ready;
-        col = kc < col ? kc : col;
-        ncol += static_cast<std::uint32_t>(ready & 1);
-        const std::uint64_t rl = static_cast<std::uint64_t>(r) | ready;
-        later = rl < later ? rl : later;
+    // The slots hold the column commands first, then the row commands. Branch-free over the
+    // columns (whether one is ready is unpredictable in streams of row hits); the rows are few.
+    const std::uint32_t ncols = n - p.rows[kind];
+    constexpr std::uint64_t kNo = ~std::uint64_t{0};
+    std::uint64_t col = kNo;
+    std::uint32_t ncol = 0;
+    std::uint64_t later = kNever;
+    for (std::uint32_t i = 0; i < ncols; ++i) {
+      const Slot& c = slot[i];
+      const Cycle r = cmax(cmax(c.term, col_term), gt[c.group]);
+      const std::uint64_t ready = std::uint64_t{0} - static_cast<std::uint64_t>(r <= t);
+      const std::uint64_t kc = (std::uint64_t{c.seq} << 32 | i) | ~ready;
+      col = kc < col ? kc : col;
+      ncol += static_cast<std::uint32_t>(ready & 1);
+      const std::uint64_t rl = static_cast<std::uint64_t>(r) | ready;  // ready: never the least
+      later = rl < later ? rl : later;
+    }
+    if (col != kNo) i_col = static_cast<std::uint32_t>(col);
+    col_lost = ncol > 1;
+    waiting[HbmDevice::kGroupRd] = static_cast<Cycle>(later);  // (one kind of column per scan)
+    std::uint32_t row_seq = kNone;
+    for (std::uint32_t i = ncols; i < n; ++i) {
+      const Slot& c = slot[i];
+      const std::uint32_t s = c.group & 3;  // kGroupAct or kGroupNone (a precharge)
+      const Cycle r = cmax(cmax(c.term, pc_term[s]), gt[c.group]);
+      if (r > t) {
+        waiting[s] = std::min(waiting[s], r);
+        continue;
       }
-      if (col != kNo) i_col = static_cast<std::uint32_t>(col);
-      next = static_cast<Cycle>(later);
-      col_lost = ncol > 1;
-    } else if (n <= kBranchFreeScan || 2 * p.rows[kind] <= n) {
-      // Few candidates, or at most half of them row commands: the branch-free scan.
-      const Scan o = scan(slot, n, gt, pc_term, t);
-      constexpr std::uint64_t kNo = ~std::uint64_t{0};
-      if (o.col != kNo) i_col = static_cast<std::uint32_t>(o.col);
-      if (o.row != kNo) i_row = static_cast<std::uint32_t>(o.row);
-      next = static_cast<Cycle>(o.later);
-      col_lost = o.ncol > 1;
-      row_lost = o.nrow > 1;
-      if (row_lost)  // is a ready precharge among them?
-        for (std::uint32_t i = 0; i < n; ++i)
-          if ((slot[i].group & 3) == HbmDevice::kGroupNone && slot[i].term <= t && pc_term[1] <= t)
-            pre_lost = true;
-    } else {  // many candidates, most of them waiting: branches predict well
-      std::uint32_t col_seq = kNone, row_seq = kNone;
-      bool cl = false, rl = false;
-      for (std::uint32_t i = 0; i < n; ++i) {
-        const Slot& c = slot[i];
-        const Cycle r = cmax(cmax(c.term, pc_term[c.group & 3]), gt[c.group]);
-        if (r > t) {
-          Cycle& l = waiting[c.group & 3];
-          l = r < l ? r : l;
-          continue;
-        }
-        const std::uint32_t sq = c.seq;
-        if ((c.group & 3) >= 2) {
-          cl |= i_col != kNone;
-          if (sq < col_seq) col_seq = sq, i_col = i;
-        } else {
-          rl |= i_row != kNone;
-          pre_lost |= (c.group & 3) == HbmDevice::kGroupNone;
-          if (sq < row_seq) row_seq = sq, i_row = i;
-        }
-      }
-      typed = true;
-      col_lost = cl;
-      row_lost = rl;
+      row_lost |= i_row != kNone;
+      pre_lost |= s == HbmDevice::kGroupNone;
+      if (c.seq < row_seq) row_seq = c.seq, i_row = i;
     }
   }
   // Issue at most one column and one row command; the column one may unlink a request, which
@@ -395,9 +281,8 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   // issue gives the same commands (a later decision where nothing is ready changes nothing); a
   // tighter one saves decisions.
   if (sched_ != SchedulerKind::kFcfs) {
-    if (typed)
-      next = std::min({cmax(waiting[0], dev_.act_shared(pc)), cmax(waiting[1], dev_.row_bus()),
-                       cmax(std::min(waiting[2], waiting[3]), dev_.column_shared(pc, w))});
+    next = std::min({cmax(waiting[0], dev_.act_shared(pc)), cmax(waiting[1], dev_.row_bus()),
+                     cmax(waiting[2], dev_.column_shared(pc, w))});
     if (col_lost) next = std::min(next, dev_.column_shared(pc, w));
     // Ready activates that lost wait for the activate terms the pick raised (tRRD, tFAW, and
     // the row bus); a precharge only for the row bus.
@@ -440,12 +325,18 @@ void HbmController::unlink(int kind, std::uint32_t b, std::uint32_t idx) {
   if (tail_[kind][b] == idx) tail_[kind][b] = prev;
   if (head_[kind][b] == kNone) {  // the bank leaves the active list
     const std::uint32_t pc = dev_.pc_of(b);
+    PcState& p = pc_[pc];
     const std::uint32_t pos = where_[kind][b];
-    const std::uint32_t last = pc * dev_.banks_per_pc() + --pc_[pc].active[kind];
-    Slot* sl = slots_[kind].data();
-    pc_[pc].rows[kind] -= is_row(sl[pos].group);
-    sl[pos] = sl[last];
-    where_[kind][sl[pos].bank] = pos;
+    const std::uint32_t base = pc * dev_.banks_per_pc();
+    const std::uint32_t last = base + --p.active[kind];
+    if (is_row(slots_[kind][pos].group)) {  // the last row fills its place
+      --p.rows[kind];
+      move_slot(kind, pos, last);
+    } else {  // the last column fills its place, the last row the last column's
+      const std::uint32_t last_col = base + p.active[kind] - p.rows[kind];
+      move_slot(kind, pos, last_col);
+      move_slot(kind, last_col, last);
+    }
     where_[kind][b] = kNone;
   }
   pool_[idx].next = free_;

@@ -94,10 +94,6 @@ class HbmController {
  private:
   static constexpr std::uint32_t kNone = ~0u;
   static constexpr std::uint16_t kNoReq = 0xffff;
-  /// The scan is branch-free (faster when readiness is unpredictable, as in streams of row
-  /// hits) for up to this many candidates or while at most half of them are row commands;
-  /// otherwise it branches (random traffic: many banks, most waiting for an activate).
-  static constexpr std::uint32_t kBranchFreeScan = 8;
   static bool is_row(std::uint16_t group) { return (group & 3) < 2; }
   static constexpr std::uint32_t kMaxGroups =
       16;  // bank groups per pseudo-channel  // pool indices fit 16 bits (queues <= 4096)
@@ -139,15 +135,6 @@ class HbmController {
   };
 
   void decide(std::uint32_t pc, Cycle t);
-  /// The branch-free scan's result: the oldest ready column and row candidates as
-  /// (age << 32 | slot) (~0: none), how many are ready, the earliest cycle of the others.
-  struct Scan {
-    std::uint64_t col = ~std::uint64_t{0}, row = ~std::uint64_t{0};
-    std::uint32_t ncol = 0, nrow = 0;
-    std::uint64_t later = kNever;
-  };
-  Scan scan(const Slot* slot, std::uint32_t n, const Cycle* gt, const Cycle* pc_term,
-            Cycle t) const;
   /// A decision of `pc` is due by `t`.
   void bring_forward(std::uint32_t pc, Cycle t) {
     decide_at_[pc] = std::min(decide_at_[pc], t);
@@ -187,6 +174,9 @@ class HbmController {
   void issue_refresh(std::uint32_t pc, Cycle t);
   bool other_hit(std::uint32_t b, std::uint32_t row, std::uint32_t except) const;
   void unlink(int kind, std::uint32_t b, std::uint32_t idx);
+  /// Slot `from` of kind `kind` to position `to` (nothing when they are the same).
+  void move_slot(int kind, std::uint32_t to, std::uint32_t from);
+  void swap_slots(int kind, std::uint32_t a, std::uint32_t b);
   Cached& entry(int kind, std::uint32_t b) { return cache_[kind][b]; }
   /// Marks both candidates of bank `b` stale.
   void invalidate(std::uint32_t b) {
@@ -217,7 +207,6 @@ class HbmController {
   std::uint32_t capacity_[2];
   std::uint32_t drain_high_, drain_low_;
   bool hits_first_;
-  bool avx2_ = false;  // the scan may use AVX2 (the CPU has it)
 
   std::vector<Request> pool_;
   std::uint32_t free_ = kNone;

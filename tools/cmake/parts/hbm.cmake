@@ -25,10 +25,6 @@ if(SYSTOLE_BUILD_TESTS)
     SOURCES ${_t}/test_hbm_golden.cpp
     LINKS models_timing
     LABELS hbm)
-  # The same hashes through the scalar candidate scan (the default uses AVX2 where the CPU has it).
-  add_test(NAME "HBM golden command logs, scalar scan" COMMAND hbm_golden_tests)
-  set_tests_properties("HBM golden command logs, scalar scan"
-    PROPERTIES ENVIRONMENT SYSTOLE_HBM_SCALAR=1 LABELS hbm)
   # The DMA test reads DmaModule's static transfer builder: it links the SystemC layer.
   systole_test(sram_dma_unit_tests
     SOURCES ${PROJECT_SOURCE_DIR}/tests/unit/sram/test_sram.cpp
