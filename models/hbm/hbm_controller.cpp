@@ -281,12 +281,12 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   // issue gives the same commands (a later decision where nothing is ready changes nothing); a
   // tighter one saves decisions.
   if (sched_ != SchedulerKind::kFcfs) {
-    next = std::min({cmax(waiting[0], dev_.act_shared(pc)), cmax(waiting[1], dev_.row_bus()),
-                     cmax(waiting[2], dev_.column_shared(pc, w))});
-    if (col_lost) next = std::min(next, dev_.column_shared(pc, w));
+    const Cycle act = dev_.act_shared(pc), row = dev_.row_bus(), col = dev_.column_shared(pc, w);
+    next = std::min({cmax(waiting[0], act), cmax(waiting[1], row), cmax(waiting[2], col)});
+    if (col_lost) next = std::min(next, col);
     // Ready activates that lost wait for the activate terms the pick raised (tRRD, tFAW, and
     // the row bus); a precharge only for the row bus.
-    if (row_lost) next = std::min(next, pre_lost ? dev_.row_bus() : dev_.act_shared(pc));
+    if (row_lost) next = std::min(next, pre_lost ? row : act);
     next = std::max(next, t + 1);
   }
   next = std::min(due, next);
@@ -346,14 +346,15 @@ void HbmController::unlink(int kind, std::uint32_t b, std::uint32_t idx) {
 void HbmController::issue_column(int kind, std::uint32_t b, Cycle t) {
   const std::uint32_t idx = entry(kind, b).req;
   Request& q = pool_[idx];
-  HbmCommand cmd = q.write ? HbmCommand::kWrite : HbmCommand::kRead;
+  const bool w = kind != 0;  // (the request's kind: no wait for its load)
+  HbmCommand cmd = w ? HbmCommand::kWrite : HbmCommand::kRead;
   const bool last = q.bursts == 1;
   if (page_ == PagePolicy::kClosed && last && !other_hit(b, q.row, idx))
-    cmd = q.write ? HbmCommand::kWriteAp : HbmCommand::kReadAp;
+    cmd = w ? HbmCommand::kWriteAp : HbmCommand::kReadAp;
   dev_.issue(cmd, b, 0, t);
   note(cmd, b, t);
   const Cycle end = dev_.data_end(cmd, t);
-  (q.write ? stats_.write_bursts : stats_.read_bursts) += 1;
+  (w ? stats_.write_bursts : stats_.read_bursts) += 1;
   // The other kind's candidate for this bank: a column command keeps its term (a column
   // command moves only the bank's precharge term); a precharge gets the new one.
   const Cached& other = cache_[1 - kind][b];
@@ -373,7 +374,7 @@ void HbmController::issue_column(int kind, std::uint32_t b, Cycle t) {
     ++q.col;
     return;
   }
-  (q.write ? stats_.writes : stats_.reads) += 1;
+  (w ? stats_.writes : stats_.reads) += 1;
   done_[kind].push_back({end, q.tag});
   unlink(kind, b, idx);
   invalidate(kind, b);  // it served the finished request
