@@ -182,8 +182,10 @@ void HbmController::swap_slots(int kind, std::uint32_t a, std::uint32_t b) {
 void HbmController::decide(std::uint32_t pc, Cycle t) {
   PcState& p = pc_[pc];
   const Cycle due = refresh_.due(pc);
-  if (due <= t) p.refreshing = true;
-  if (p.refreshing) {  // a due refresh takes the pseudo-channel: close its banks, refresh
+  // (__builtin_expect: refresh, FCFS and mode changes are rare; their code goes out of line.)
+  if (__builtin_expect(due <= t, 0)) p.refreshing = true;
+  if (__builtin_expect(p.refreshing,
+                       0)) {  // a due refresh takes the pseudo-channel: close its banks, refresh
     const HbmCommand c = dev_.open_banks(pc) ? HbmCommand::kPreAll : HbmCommand::kRefresh;
     const Cycle e = dev_.earliest(c, pc);
     if (e <= t) issue_refresh(pc, t);
@@ -218,7 +220,7 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   // issue, none of them can issue before that kind's shared term either.
   Cycle waiting[4] = {kNever, kNever, kNever, kNever};
   Cycle next = kNever;
-  if (sched_ == SchedulerKind::kFcfs) {  // only the oldest request may advance
+  if (__builtin_expect(sched_ == SchedulerKind::kFcfs, 0)) {  // only the oldest request may advance
     std::uint64_t old = ~std::uint64_t{0};
     for (std::uint32_t i = 0; i < n; ++i) {
       const std::uint64_t k = std::uint64_t{slot[i].seq} << 32 | i;
@@ -291,7 +293,7 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   }
   next = std::min(due, next);
   if (space_freed_) update_mode(pc);
-  if (p.mode != kind) {
+  if (__builtin_expect(p.mode != kind, 0)) {
     next = t + 1;  // the other queue was not scanned
   } else {
     if (col_bank != kNone && head_[kind][col_bank] != kNone) {
