@@ -131,7 +131,7 @@ class HbmController {
     std::uint64_t stale[2] = {0, 0};   // banks (bit: bank within the PC) whose candidate of
                                        // that kind must be recomputed
     std::uint32_t active[2] = {0, 0};  // banks with requests of each kind (their slots)
-    std::uint32_t rows[2] = {0, 0};    // how many of those slots hold a row command
+    std::uint32_t rows[2] = {0, 0};    // how many of those slots hold a row command (the last)
   };
 
   void decide(std::uint32_t pc, Cycle t);
@@ -174,7 +174,8 @@ class HbmController {
   void issue_refresh(std::uint32_t pc, Cycle t);
   bool other_hit(std::uint32_t b, std::uint32_t row, std::uint32_t except) const;
   void unlink(int kind, std::uint32_t b, std::uint32_t idx);
-  /// Slot `from` of kind `kind` to position `to` (nothing when they are the same).
+  /// Slot `from` of kind `kind` to position `to` (nothing when they are the same), keeping
+  /// where_ up to date; swap_slots exchanges two.
   void move_slot(int kind, std::uint32_t to, std::uint32_t from);
   void swap_slots(int kind, std::uint32_t a, std::uint32_t b);
   Cached& entry(int kind, std::uint32_t b) { return cache_[kind][b]; }
@@ -212,7 +213,9 @@ class HbmController {
   std::uint32_t free_ = kNone;
   std::vector<std::uint32_t> head_[2], tail_[2];  // per bank, per kind (0 read, 1 write)
   std::vector<std::uint32_t> where_[2];           // per bank: its slot among its PC's active
-  std::vector<Slot> slots_[2];    // per kind: banks_per_pc slots per PC, the first `active` used
+  // Per kind: banks_per_pc slots per PC, the first `active` used: the column commands, then
+  // the `rows` row commands (recompute, enqueue and unlink keep that order).
+  std::vector<Slot> slots_[2];
   std::vector<Cached> cache_[2];  // per bank: its candidate for each kind
   std::vector<PcState> pc_;
   std::vector<Cycle> decide_at_;  // per PC: next cycle a decision is due (kept apart: hot)
