@@ -184,8 +184,8 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   const Cycle due = refresh_.due(pc);
   // (__builtin_expect: refresh, FCFS and mode changes are rare; their code goes out of line.)
   if (__builtin_expect(due <= t, 0)) p.refreshing = true;
-  if (__builtin_expect(p.refreshing,
-                       0)) {  // a due refresh takes the pseudo-channel: close its banks, refresh
+  if (__builtin_expect(p.refreshing, 0)) {
+    // A due refresh takes the pseudo-channel: close its banks, refresh.
     const HbmCommand c = dev_.open_banks(pc) ? HbmCommand::kPreAll : HbmCommand::kRefresh;
     const Cycle e = dev_.earliest(c, pc);
     if (e <= t) issue_refresh(pc, t);
@@ -220,7 +220,8 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   // issue, none of them can issue before that kind's shared term either.
   Cycle waiting[4] = {kNever, kNever, kNever, kNever};
   Cycle next = kNever;
-  if (__builtin_expect(sched_ == SchedulerKind::kFcfs, 0)) {  // only the oldest request may advance
+  if (__builtin_expect(sched_ == SchedulerKind::kFcfs, 0)) {
+    // FCFS: only the oldest request may advance.
     std::uint64_t old = ~std::uint64_t{0};
     for (std::uint32_t i = 0; i < n; ++i) {
       const std::uint64_t k = std::uint64_t{slot[i].seq} << 32 | i;
