@@ -197,6 +197,38 @@ sweep: {system.mapping.fusion: [epilogue, none]}
         apart.get_int(0, "hbm_bytes") + apart.get_int(1, "hbm_bytes"));
 }
 
+TEST_CASE("system.mapping.fusion: a gated linear unit (SwiGLU) stores only the gated half",
+          "[e2e]") {
+  TempDir dir;
+  dir.write("glu.yaml", "base: " + test::source_dir() + R"(/configs/presets/tpuv4_chip.yaml
+workload:
+  layers:
+    - {name: gate_up, m: 512, n: 2048, k: 1024}
+    - {name: act, op: silu, rows: 512, cols: 1024}
+    - {name: gate, op: mul, rows: 512, cols: 1024}
+sweep: {system.mapping.fusion: [epilogue, none]}
+)");
+  const auto r = test::simrun("glu.yaml -o g.h5 -q", dir);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto points = stats::read_points(dir.file("g.h5"));
+  REQUIRE(points.size() == 2);
+  const auto& fused = points[0].layers;
+  const auto& apart = points[1].layers;
+  REQUIRE(fused.rows().size() == 1);
+  REQUIRE(apart.rows().size() == 3);
+  CHECK(fused.get_string(0, "layer") == "gate_up+act+gate");
+  CHECK(fused.get_string(0, "tile").find("glu +silu +mul") != std::string::npos);
+  CHECK(fused.get_int(0, "lane_ops") ==
+        apart.get_int(1, "lane_ops") + apart.get_int(2, "lane_ops"));
+  // Apart, the GEMM writes both halves (2 units of 512 x 1024 bf16), SiLU reads and writes one
+  // half (2), the product reads two and writes one (3); fused, only the product is written (1).
+  const std::int64_t unit = 512 * 1024 * 2;
+  CHECK(fused.get_int(0, "hbm_bytes") + 6 * unit == apart.get_int(0, "hbm_bytes") +
+                                                        apart.get_int(1, "hbm_bytes") +
+                                                        apart.get_int(2, "hbm_bytes"));
+}
+
 TEST_CASE("a failing design point is recorded while the others finish", "[e2e]") {
   TempDir dir;
   dir.write("sweep.yaml", kSmall + "sweep:\n  system.chip.vmem.capacity: [16MiB, 2KiB]\n");

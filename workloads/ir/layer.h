@@ -75,11 +75,16 @@ struct Layer {
   AttentionShape attn;             ///< attention
   VectorShape vec;                 ///< vector ops
   std::vector<Epilogue> epilogue;  ///< gemm: elementwise layers fused into its output tiles
+  /// gemm: the epilogue is gated (GLU: SwiGLU, GeGLU; set by fuse_epilogues): stored column j
+  /// is act(column 2j) x column 2j + 1, the gate and up weight columns interleaved as fused GLU
+  /// kernels keep them, so an output tile holds whole pairs; the output is rows() x n / 2.
+  bool glu = false;
 
-  std::int64_t rows() const { return batch * m; }  ///< GEMM M after folding the batch
-  std::uint64_t macs() const;                      ///< multiply-accumulates (0 for vector ops)
-  std::uint64_t elements() const;                  ///< vector ops: elements processed
-  std::string shape() const;  ///< for people: "8192x8192x8192", "1x224x224x3 k64 7x7/2"
+  std::int64_t rows() const { return batch * m; }            ///< GEMM M after folding the batch
+  std::int64_t out_cols() const { return glu ? n / 2 : n; }  ///< gemm: columns stored
+  std::uint64_t macs() const;      ///< multiply-accumulates (0 for vector ops)
+  std::uint64_t elements() const;  ///< vector ops: elements processed
+  std::string shape() const;       ///< for people: "8192x8192x8192", "1x224x224x3 k64 7x7/2"
 };
 
 struct Workload {

@@ -35,18 +35,21 @@ models::DmaDescriptor row_major_tile(std::uint64_t base, std::int64_t pitch, std
 struct HbmLayout {
   std::uint64_t a = 0, b = 0, c = 0, e = 0, end = 0;  // base addresses (e: epilogue inputs)
   std::int64_t K = 0, N = 0;
+  std::int64_t out = 0;  // C's columns: N, or N / 2 for a GLU (column n of a tile: n / 2)
   std::uint64_t eb = 0, e_pitch = 0;  // e_pitch: bytes between two epilogue inputs
   HbmLayout(std::uint64_t base, std::int64_t M, std::int64_t n, std::int64_t k, std::uint64_t bytes,
-            int epilogue_inputs)
-      : K(k), N(n), eb(bytes) {
+            int epilogue_inputs, bool glu)
+      : K(k), N(n), out(glu ? n / 2 : n), eb(bytes) {
     auto align = [](std::uint64_t v) { return (v + 4095) / 4096 * 4096; };
     a = base;
     b = a + align(static_cast<std::uint64_t>(M * K) * eb);
     c = b + align(static_cast<std::uint64_t>(K * N) * eb);
-    e = c + align(static_cast<std::uint64_t>(M * N) * eb);
-    e_pitch = align(static_cast<std::uint64_t>(M * N) * eb);
+    e = c + align(static_cast<std::uint64_t>(M * out) * eb);
+    e_pitch = align(static_cast<std::uint64_t>(M * out) * eb);
     end = e + e_pitch * static_cast<std::uint64_t>(epilogue_inputs);
   }
+  /// Stored columns of `cols` computed ones (tiles start at even columns and hold GLU pairs).
+  std::int64_t stored(std::int64_t cols) const { return out == N ? cols : cols / 2; }
   /// `rows` x `cols` elements at (r0, c0) of a matrix with `pitch` columns at `base`.
   models::DmaDescriptor tile(std::uint64_t base, std::int64_t pitch, std::int64_t r0,
                              std::int64_t c0, std::int64_t rows, std::int64_t cols) const {
@@ -170,9 +173,9 @@ class CoreGemm {
             if (epi_vec_ != ~0u) free_e.push_back(epi_vec_);
             for (int i = 0; i < tr.epilogue_inputs; ++i)
               epi_loads.push_back(
-                  b_.load(core_, static_cast<std::uint64_t>(tm * tn) * eb, free_e,
-                          hbm.tile(hbm.e + hbm.e_pitch * static_cast<std::uint64_t>(i), hbm.N,
-                                   m0 + mt, n0 + nt, tm, tn),
+                  b_.load(core_, static_cast<std::uint64_t>(tm * hbm.stored(tn)) * eb, free_e,
+                          hbm.tile(hbm.e + hbm.e_pitch * static_cast<std::uint64_t>(i), hbm.out,
+                                   m0 + mt, hbm.stored(n0 + nt), tm, hbm.stored(tn)),
                           vmem_.slot(ve_, 0) + static_cast<std::uint64_t>(i * tm * tn) * eb));
           }
           if (kt == k_begin && !first) {  // the partial sums so far, into the free accumulator
@@ -215,10 +218,11 @@ class CoreGemm {
         if (last && epilogue) {  // the fused elementwise ops on the vector unit, then the store
           std::vector<std::uint32_t> deps = last_step;
           deps.insert(deps.end(), epi_loads.begin(), epi_loads.end());
+          const std::int64_t out = tm * hbm.stored(tn);  // elements stored
           const auto lane_ops =
-              static_cast<std::uint64_t>(std::ceil(static_cast<double>(tm * tn) * tr.epilogue_ops));
+              static_cast<std::uint64_t>(std::ceil(static_cast<double>(out) * tr.epilogue_ops));
           const std::uint32_t v = b_.vector(
-              core_, lane_ops, static_cast<std::uint64_t>(tm * tn * (1 + tr.epilogue_inputs)) * eb,
+              core_, lane_ops, static_cast<std::uint64_t>(tm * tn + out * tr.epilogue_inputs) * eb,
               std::move(deps));
           epi_vec_ = v;
           last_step = {v};
@@ -229,8 +233,8 @@ class CoreGemm {
           pending_memory_ = 1;
           pending_deps_ = std::move(last_step);
         } else if (!tr.resident) {  // resident C stays on chip
-          pending_bytes_ = static_cast<std::uint64_t>(tm * tn) * eb;
-          pending_mem_ = hbm.tile(hbm.c, hbm.N, m0 + mt, n0 + nt, tm, tn);
+          pending_bytes_ = static_cast<std::uint64_t>(tm * hbm.stored(tn)) * eb;
+          pending_mem_ = hbm.tile(hbm.c, hbm.out, m0 + mt, hbm.stored(n0 + nt), tm, hbm.stored(tn));
           pending_memory_ = 0;
           pending_deps_ = std::move(last_step);
         }
@@ -327,7 +331,7 @@ void append_gemm(ProgramBuilder& b, const Layer& layer, const GemmMapping& mp, s
   for (std::int64_t i = 0; i < count; ++i) {
     stage.next_instance();
     // Each instance has its own operands in HBM.
-    const HbmLayout hbm(b.reserve_hbm(0), M, N, K, eb, traffic.epilogue_inputs);
+    const HbmLayout hbm(b.reserve_hbm(0), M, N, K, eb, traffic.epilogue_inputs, layer.glu);
     b.reserve_hbm(hbm.end - hbm.a);
     // Chunk by chunk, each core in turn: a chunk's copies wait for the previous chunk's
     // loads of the same CMEM place, by any core, which must come first in the program.

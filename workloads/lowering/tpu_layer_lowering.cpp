@@ -264,12 +264,13 @@ LayerBounds layer_bounds(const models::TpuChipConfig& chip, const Layer& l, Atte
   b.macs = l.macs();
   switch (l.op) {
     case LayerOp::kGemm:
+      // C as stored: N columns, or N / 2 for a gated epilogue (GLU).
       b.compulsory_bytes =
-          (resident ? 0 : u(l.rows() * l.k) + u(l.rows() * l.n)) * eb + u(l.k * l.n) * eb;
+          (resident ? 0 : u(l.rows() * l.k) + u(l.rows() * l.out_cols())) * eb + u(l.k * l.n) * eb;
       for (const Epilogue& e : l.epilogue) {  // fused elementwise ops: their inputs, their work
-        if (!resident) b.compulsory_bytes += u(l.rows() * l.n) * eb * u(e.extra_inputs);
+        if (!resident) b.compulsory_bytes += u(l.rows() * l.out_cols()) * eb * u(e.extra_inputs);
         b.lane_ops += static_cast<std::uint64_t>(
-            std::ceil(static_cast<double>(l.rows() * l.n) * vector_ops_per_element(e.op)));
+            std::ceil(static_cast<double>(l.rows() * l.out_cols()) * vector_ops_per_element(e.op)));
       }
       break;
     case LayerOp::kConv2d: {
@@ -353,13 +354,14 @@ LoweredLayer lower_layer(const models::TpuChipConfig& chip, const Layer& l,
           const double eb = models::dtype_bytes(g.dtype);
           const double acts = static_cast<double>(s.gemm.count) * eb *
                               (static_cast<double>(g.rows() * g.k) / s.gemm.a_reuse +
-                               static_cast<double>(g.rows() * g.n));
+                               static_cast<double>(g.rows() * g.out_cols()));
           traffic.resident = acts <= static_cast<double>(chip.vmem.capacity.value()) / 2;
           resident = traffic.resident;
         }
         const auto mp = map_gemm(chip, s.gemm.gemm, traffic);
         append_gemm(b, s.gemm.gemm, mp, s.gemm.count, traffic);
         std::string tile = mp.tile_text() + (traffic.a_in_cmem ? " A<-cmem" : "");
+        if (s.gemm.gemm.glu) tile += " glu";
         for (const Epilogue& e : s.gemm.gemm.epilogue)
           tile += std::string(" +") + layer_op_name(e.op);
         tiles.push_back(tile);

@@ -77,14 +77,34 @@ bool is_epilogue_op(LayerOp op) {
 
 std::vector<Layer> fuse_epilogues(const std::vector<Layer>& layers) {
   std::vector<Layer> out;
-  for (const Layer& l : layers) {
+  const auto like = [](const Layer& l, const Layer& g) {  // an elementwise layer g can absorb
+    return is_epilogue_op(l.op) && l.repeat == g.repeat && l.dtype == g.dtype;
+  };
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const Layer& l = layers[i];
     Layer* g = out.empty() ? nullptr : &out.back();
-    if (g && g->op == LayerOp::kGemm && is_epilogue_op(l.op) && l.repeat == g->repeat &&
-        l.dtype == g->dtype &&
-        l.elements() == static_cast<std::uint64_t>(g->rows()) * static_cast<std::uint64_t>(g->n)) {
+    if (!g || g->op != LayerOp::kGemm || !like(l, *g)) {
+      out.push_back(l);
+      continue;
+    }
+    const auto stored = static_cast<std::uint64_t>(g->rows() * g->out_cols());
+    if (l.elements() == stored) {  // over the whole output: it reads it (and one more tensor)
       g->epilogue.push_back(
           {l.name, l.op, (l.op == LayerOp::kAdd || l.op == LayerOp::kMul) ? 1 : 0});
       g->name += "+" + l.name;
+      continue;
+    }
+    // A gated linear unit: an activation over half of a fresh GEMM's output, then the product
+    // of the two halves (SwiGLU, GeGLU).
+    const Layer* mul = i + 1 < layers.size() ? &layers[i + 1] : nullptr;
+    if (g->epilogue.empty() && !g->glu && g->n % 2 == 0 &&
+        (l.op == LayerOp::kGelu || l.op == LayerOp::kSilu) && 2 * l.elements() == stored && mul &&
+        mul->op == LayerOp::kMul && like(*mul, *g) && mul->elements() == l.elements()) {
+      g->glu = true;
+      g->epilogue.push_back({l.name, l.op, 0});
+      g->epilogue.push_back({mul->name, LayerOp::kMul, 0});  // its operands: the two halves
+      g->name += "+" + l.name + "+" + mul->name;
+      ++i;
       continue;
     }
     out.push_back(l);

@@ -44,7 +44,9 @@ bool is_epilogue_op(LayerOp op);
 /// (or after one fused into it) over exactly the GEMM's output elements, with the same dtype
 /// and repeat count, is taken to consume that output and becomes part of the GEMM's epilogue:
 /// the layers become one, named "gemm+op", whose output tiles pass through the vector unit
-/// before they are stored. The IR has no data-flow edges, so adjacency and shape decide.
+/// before they are stored. The IR has no data-flow edges, so adjacency and shape decide. A
+/// GELU or SiLU over half of a GEMM's output followed by a product of that size is a gated
+/// linear unit (SwiGLU, GeGLU): both fuse and the GEMM stores only the gated half (Layer::glu).
 std::vector<Layer> fuse_epilogues(const std::vector<Layer>& layers);
 
 struct GemmJob {

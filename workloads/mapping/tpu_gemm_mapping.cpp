@@ -75,7 +75,8 @@ GemmBounds gemm_bounds(const models::TpuChipConfig& chip, const Layer& l) {
              K = static_cast<std::uint64_t>(l.k);
   b.macs = l.macs();
   b.compute_cycles = static_cast<double>(b.macs) / static_cast<double>(chip.peak_macs_per_cycle());
-  b.compulsory_bytes = (M * K + K * N + M * N) * eb;
+  const auto out = static_cast<std::uint64_t>(l.out_cols());  // N, or N / 2 for a GLU
+  b.compulsory_bytes = (M * K + K * N + M * out) * eb;
   const double bytes_per_cycle = chip.hbm.bandwidth.value() / chip.clock.value();
   b.hbm_cycles = static_cast<double>(b.compulsory_bytes) / bytes_per_cycle;
   b.roofline_cycles = std::max(b.compute_cycles, b.hbm_cycles);
@@ -128,9 +129,11 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
   // The MXUs of a core read their operands through one VMEM port (vmem.bandwidth).
   const double vmem_bytes_per_cycle = chip.vmem.bandwidth.value() / chip.clock.value();
   const double cmem_bytes_per_cycle = chip.cmem.bandwidth.value() / chip.clock.value();
-  // A fused epilogue runs on the vector units of the cores in use.
-  const double epilogue = static_cast<double>(M) * static_cast<double>(N) * traffic.epilogue_ops /
+  // A fused epilogue runs on the vector units of the cores in use, over the stored output.
+  const double epilogue = static_cast<double>(M) * static_cast<double>(l.out_cols()) *
+                          traffic.epilogue_ops /
                           static_cast<double>(chip.vector.lanes * best.cores_used);
+  const double stored = l.glu ? 0.5 : 1.0;  // of C's columns (tiles hold whole GLU pairs)
   const auto accumulators = static_cast<std::uint64_t>(chip.mxu.accumulators);
   double best_cost = INFINITY;
   std::uint64_t smallest = ~0ull, smallest_acc = ~0ull;
@@ -192,8 +195,9 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
                   a_hbm ? static_cast<double>(cm * (K - ks) * ceil_div(cn, tn)) / traffic.a_reuse
                         : 0.0;
               const double c_out =
-                  traffic.resident ? 0.0
-                                   : static_cast<double>(cm * cn * (1 + traffic.epilogue_inputs));
+                  traffic.resident
+                      ? 0.0
+                      : stored * static_cast<double>(cm * cn * (1 + traffic.epilogue_inputs));
               bytes += a + static_cast<double>(K * cn * ceil_div(cm, tm)) + c_out;
             }
             bytes *= eb;

@@ -52,10 +52,10 @@ struct GemmMapping {
 struct GemmTraffic {
   double a_reuse = 1;     ///< HBM bytes of A tiles are divided by this (implicit im2col)
   bool resident = false;  ///< A and C stay in on-chip memory (half of VMEM): only B moves
-  /// A fused epilogue reads this many more tensors shaped like C (residual adds), one tile of
-  /// each per output tile, into one VMEM buffer, ...
+  /// A fused epilogue reads this many more tensors shaped like the stored output (residual
+  /// adds), one tile of each per output tile, into one VMEM buffer, ...
   int epilogue_inputs = 0;
-  double epilogue_ops = 0;  ///< ... and costs this many vector-lane operations per C element
+  double epilogue_ops = 0;  ///< ... and costs this many vector-lane operations per element stored
   bool a_in_cmem = false;   ///< A waits in CMEM (row-major M x K from address 0): every pass reads
                             ///< it there, nothing is staged
 };

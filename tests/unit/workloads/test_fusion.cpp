@@ -3,6 +3,7 @@
 // from HBM) before it is stored, and the fused layer's bounds carry the fused work.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <random>
 
 #include "sim/config/node.h"
@@ -11,6 +12,7 @@
 #include "workloads/frontends/yaml_workload.h"
 #include "workloads/lowering/tpu_layer_lowering.h"
 #include "workloads/mapping/layer_plan.h"
+#include "workloads/mapping/tpu_gemm_mapping.h"
 
 using namespace systole;
 using test::chip_with;
@@ -125,6 +127,113 @@ TEST_CASE("fusion: every output tile goes through the epilogue before its store"
           static_cast<std::uint64_t>(std::ceil(static_cast<double>(elements) * ops_per_element)));
     CHECK(low.bounds.compulsory_bytes == plain.bounds.compulsory_bytes + elements * 2 * inputs);
     CHECK(low.planned_bytes >= plain.bounds.compulsory_bytes + elements * 2 * inputs);
+  }
+}
+
+TEST_CASE("fusion: a gated linear unit (SwiGLU) joins the GEMM, which stores the gated half",
+          "[unit][fusion]") {
+  const auto w = workloads::load_workload(config::parse_yaml(
+      "file: " + test::source_dir() + "/workloads/llama2_70b.yaml\n", "experiment.yaml"));
+  const auto fused = workloads::fuse_epilogues(w.layers);
+  CHECK(names(fused) ==
+        std::vector<std::string>{"attn_norm", "qkv_proj", "attention", "out_proj+attn_residual",
+                                 "mlp_norm", "gate_up_proj+silu+gate", "down_proj+mlp_residual"});
+  const auto& glu = fused[5];
+  CHECK(glu.glu);
+  CHECK(glu.out_cols() == 28672);
+  REQUIRE(glu.epilogue.size() == 2);
+  CHECK(glu.epilogue[0].op == LayerOp::kSilu);
+  CHECK(glu.epilogue[1].op == LayerOp::kMul);
+  CHECK(glu.epilogue[0].extra_inputs + glu.epilogue[1].extra_inputs == 0);  // its own halves
+  CHECK(!fused[3].glu);
+
+  // Not a GLU: no product after the activation, a product of another size, an odd N, a GEMM
+  // whose epilogue already began. A residual add over the gated half joins it.
+  auto geglu = gemm("q", 64, 256, 32);
+  const std::vector<workloads::Layer> ls = {gemm("g", 64, 256, 32),
+                                            vec("act", LayerOp::kSilu, 64, 128),
+                                            vec("n", LayerOp::kLayerNorm, 64, 128),
+                                            gemm("h", 64, 256, 32),
+                                            vec("act", LayerOp::kGelu, 64, 128),
+                                            vec("m", LayerOp::kMul, 64, 64),
+                                            gemm("j", 64, 255, 32),
+                                            vec("act", LayerOp::kSilu, 64, 127),
+                                            vec("m", LayerOp::kMul, 64, 127),
+                                            gemm("k", 64, 256, 32),
+                                            vec("b", LayerOp::kGelu, 64, 256),
+                                            vec("act", LayerOp::kSilu, 64, 128),
+                                            vec("m", LayerOp::kMul, 64, 128),
+                                            geglu,
+                                            vec("gelu", LayerOp::kGelu, 64, 128),
+                                            vec("m", LayerOp::kMul, 64, 128),
+                                            vec("res", LayerOp::kAdd, 64, 128)};
+  const auto f = workloads::fuse_epilogues(ls);
+  CHECK(names(f) == std::vector<std::string>{"g", "act", "n", "h", "act", "m", "j", "act", "m",
+                                             "k+b", "act", "m", "q+gelu+m+res"});
+  CHECK(f.back().glu);
+  CHECK(f.back().epilogue.back().extra_inputs == 1);
+}
+
+TEST_CASE("fusion: a GLU GEMM stores every gated element once, after its epilogue",
+          "[unit][fusion]") {
+  std::mt19937_64 rng(11);
+  std::uniform_int_distribution<int> dim(1, 1500), half(1, 900), with_add(0, 1);
+  const char* chips[] = {"chip: {}", "chip: {vmem: {capacity: 1MiB}, cmem: {capacity: 2MiB}}",
+                         "chip: {tensor_cores: 1, mxus_per_core: 2, mxu: {rows: 32, cols: 16}, "
+                         "vmem: {capacity: 256KiB}}"};
+  for (int i = 0; i < 40; ++i) {
+    const auto chip = chip_with(chips[i % 3]);
+    const std::int64_t M = dim(rng), F = half(rng), K = dim(rng);
+    const LayerOp act = i % 2 ? LayerOp::kSilu : LayerOp::kGelu;
+    const bool add = with_add(rng) != 0;
+    std::vector<workloads::Layer> ls = {gemm("g", M, 2 * F, K), vec("act", act, M, F),
+                                        vec("m", LayerOp::kMul, M, F)};
+    if (add) ls.push_back(vec("res", LayerOp::kAdd, M, F));
+    const auto fused = workloads::fuse_epilogues(ls);
+    REQUIRE(fused.size() == 1);
+    REQUIRE(fused[0].glu);
+    INFO("case " << i << ": " << fused[0].name << " " << fused[0].shape());
+    const auto low = workloads::lower_layer(chip, fused[0], {});
+    const auto& prog = low.program;
+    const double ops_per_element = workloads::vector_ops_per_element(act) +
+                                   workloads::vector_ops_per_element(LayerOp::kMul) +
+                                   (add ? workloads::vector_ops_per_element(LayerOp::kAdd) : 0.0);
+    const auto gated = static_cast<std::uint64_t>(M * F);
+    // Every byte of the gated output (M x F bf16, row-major) is stored exactly once.
+    std::vector<std::uint64_t> written;
+    std::uint64_t moved = 0, lane_ops = 0;
+    for (std::uint32_t j = 0; j < prog.ops.size(); ++j) {
+      const auto& o = prog.ops[j];
+      if (o.kind == models::OpKind::kVector) lane_ops += o.lane_ops;
+      if ((o.kind != models::OpKind::kLoad && o.kind != models::OpKind::kStore) || o.memory != 0)
+        continue;
+      moved += o.bytes;
+      if (o.kind != models::OpKind::kStore) continue;
+      bool after_epilogue = false;
+      for (auto d : o.deps) after_epilogue |= prog.ops[d].kind == models::OpKind::kVector;
+      CHECK(after_epilogue);
+      REQUIRE(o.mem.bytes() == o.bytes);
+      for (std::uint64_t r = 0; r < o.mem.dims[0].count; ++r)
+        for (std::uint64_t b = 0; b < o.mem.row_bytes; b += 2)
+          written.push_back(o.mem.addr + r * o.mem.dims[0].stride + b);
+    }
+    REQUIRE(!written.empty());
+    std::sort(written.begin(), written.end());
+    CHECK(std::adjacent_find(written.begin(), written.end()) == written.end());  // no twice
+    CHECK(written.size() == gated);
+    CHECK(written.back() - written.front() == 2 * (gated - 1));  // one dense M x F block
+    // The mapping's byte model is what the program moves; the bounds count the gated output.
+    workloads::GemmTraffic traffic;
+    traffic.epilogue_inputs = add ? 1 : 0;
+    traffic.epilogue_ops = ops_per_element;
+    CHECK(moved == workloads::map_gemm(chip, fused[0], traffic).bounds.planned_bytes);
+    CHECK(moved == low.planned_bytes);
+    const auto compulsory =
+        (static_cast<std::uint64_t>(M * K + K * 2 * F) + gated * (add ? 2 : 1)) * 2;
+    CHECK(low.bounds.compulsory_bytes == compulsory);
+    CHECK(low.bounds.lane_ops ==
+          static_cast<std::uint64_t>(std::ceil(static_cast<double>(gated) * ops_per_element)));
+    CHECK(lane_ops >= low.bounds.lane_ops);
   }
 }
 
