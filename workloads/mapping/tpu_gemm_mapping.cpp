@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <vector>
 
 #include "models/mxu/mxu_timing.h"
@@ -101,7 +102,8 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
   // Split the larger of M and N over the cores.
   best.split_n = N >= M;
   const std::int64_t split = best.split_n ? N : M;
-  const std::int64_t unit = best.split_n ? C : 8;
+  const std::int64_t pair = l.glu ? 2 : 1;  // GLU tiles hold whole (gate, up) column pairs
+  const std::int64_t unit = best.split_n ? std::lcm(C, pair) : 8;
   best.cores_used =
       std::min<std::int64_t>(chip.tensor_cores, std::max<std::int64_t>(1, ceil_div(split, unit)));
   best.core_extent = round_up(ceil_div(split, best.cores_used), unit);
@@ -114,7 +116,8 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
     tms.push_back(std::min(t, core_m));
     if (t >= core_m || t >= (1 << 16)) break;
   }
-  for (std::int64_t j = 1; j <= 64; j *= 2) tns.push_back(std::min(C * P * j, round_up(core_n, C)));
+  for (std::int64_t j = 1; j <= 64; j *= 2)
+    tns.push_back(round_up(std::min(C * P * j, round_up(core_n, C)), pair));
   for (std::int64_t j = 1; j <= 128; j *= 2) tks.push_back(std::min(R * j, round_up(K, R)));
   auto dedup = [](std::vector<std::int64_t>& v) {
     std::sort(v.begin(), v.end());

@@ -178,11 +178,14 @@ TEST_CASE("fusion: a GLU GEMM stores every gated element once, after its epilogu
           "[unit][fusion]") {
   std::mt19937_64 rng(11);
   std::uniform_int_distribution<int> dim(1, 1500), half(1, 900), with_add(0, 1);
+  // The last chip's odd MXU width: tiles and core shares must still hold whole pairs.
   const char* chips[] = {"chip: {}", "chip: {vmem: {capacity: 1MiB}, cmem: {capacity: 2MiB}}",
                          "chip: {tensor_cores: 1, mxus_per_core: 2, mxu: {rows: 32, cols: 16}, "
-                         "vmem: {capacity: 256KiB}}"};
-  for (int i = 0; i < 40; ++i) {
-    const auto chip = chip_with(chips[i % 3]);
+                         "vmem: {capacity: 256KiB}}",
+                         "chip: {mxus_per_core: 1, mxu: {rows: 16, cols: 5}, "
+                         "vmem: {capacity: 512KiB}}"};
+  for (int i = 0; i < 48; ++i) {
+    const auto chip = chip_with(chips[i % 4]);
     const std::int64_t M = dim(rng), F = half(rng), K = dim(rng);
     const LayerOp act = i % 2 ? LayerOp::kSilu : LayerOp::kGelu;
     const bool add = with_add(rng) != 0;
