@@ -3,9 +3,10 @@
 // per-bank lists in arrival order), a pluggable command scheduler (FR-FCFS / FCFS) over both
 // pseudo-channels (they share the command buses), open- or closed-page policy, write drain per
 // pseudo-channel between two watermarks (Ramulator 2's generic controller), refresh. Event
-// driven: each pseudo-channel decides when something can happen to it; process(t) issues at most
-// one row and one column command per pseudo-channel at cycle t (the shared buses allow one of
-// each per channel) and computes its next decision cycle, so idle cycles and banks cost nothing.
+// driven: each pseudo-channel decides when something can happen to it; decide_due(t) issues at
+// most one row and one column command per pseudo-channel due at cycle t (the shared buses allow
+// one of each per channel) and computes its next decision cycle, so idle cycles and banks cost
+// nothing.
 
 #include <cstdint>
 #include <memory>
@@ -51,13 +52,6 @@ class HbmController {
 
   bool full(std::uint32_t pc, bool write) const { return pc_[pc].count[write] >= capacity_[write]; }
   void enqueue(const HbmRequestIn& r, Cycle now);
-  /// The next cycle this controller has something to do (kNever when nothing ever will).
-  Cycle next_event() const { return std::min(next_decide_, next_done()); }
-  /// Completes requests whose data ended by `t`, then issues what can issue at `t`.
-  void process(Cycle t) {
-    complete(t);
-    decide_due(t);
-  }
   /// Completes the requests whose data ended by `t` (oldest first, reads before writes).
   void complete(Cycle t);
   /// One pass over the pseudo-channels: decides those due by `t`.
@@ -72,16 +66,12 @@ class HbmController {
   /// Asks the CPU to bring this controller's scheduling state into cache (a hint, no effect
   /// on what happens).
   void prefetch() const {
-    auto lines = [](const void* p, std::size_t bytes) {
-      const auto* c = static_cast<const char*>(p);
-      for (std::size_t o = 0; o < bytes; o += 64) __builtin_prefetch(c + o);
-    };
-    lines(pc_.data(), pc_.size() * sizeof(PcState));
-    lines(decide_at_.data(), decide_at_.size() * sizeof(Cycle));
+    prefetch_lines(pc_);
+    prefetch_lines(decide_at_);
     for (int k = 0; k < 2; ++k) {
-      lines(slots_[k].data(), slots_[k].size() * sizeof(Slot));
-      lines(cache_[k].data(), cache_[k].size() * sizeof(Cached));
-      lines(head_[k].data(), head_[k].size() * sizeof(std::uint32_t));
+      prefetch_lines(slots_[k]);
+      prefetch_lines(cache_[k]);
+      prefetch_lines(head_[k]);
     }
     dev_.prefetch();
   }
@@ -93,17 +83,13 @@ class HbmController {
 
  private:
   static constexpr std::uint32_t kNone = ~0u;
-  static constexpr std::uint16_t kNoReq = 0xffff;
+  static constexpr std::uint16_t kNoReq = 0xffff;  // pool indices fit 16 bits (queues <= 4096)
+  /// A slot's group term is an activate's or a precharge's (GroupSlot 0, 1), not a column's.
   static bool is_row(std::uint16_t group) { return (group & 3) < 2; }
-  static constexpr std::uint32_t kMaxGroups =
-      16;  // bank groups per pseudo-channel  // pool indices fit 16 bits (queues <= 4096)
   struct Request {
     std::uint32_t bank, row, col, bursts, seq, tag, next;
     bool write;
   };
-  /// A bank's candidate command for one kind of request, with the bank's own timing term for
-  /// it: both change only when a command issues to the bank or its requests change, which is
-  /// when the entry is invalidated.
   /// A bank's candidate command for one kind of request: valid until a command issues to the
   /// bank or its requests change, when the entry is invalidated. What the scan reads of it
   /// (its own timing term, age, group term) is kept in the bank's Slot.

@@ -18,6 +18,12 @@ namespace systole::models {
 
 using Cycle = std::int64_t;
 inline constexpr Cycle kNever = std::numeric_limits<Cycle>::max() / 4;
+/// Asks the CPU to bring a vector's elements into cache, one 64-byte line at a time (a hint).
+template <typename T>
+void prefetch_lines(const std::vector<T>& v) {
+  const auto* c = reinterpret_cast<const char*>(v.data());
+  for (std::size_t o = 0; o < v.size() * sizeof(T); o += 64) __builtin_prefetch(c + o);
+}
 /// max by value: compiles to a conditional move (std::max's references made branches that
 /// mispredict on the scheduler's hot path).
 inline Cycle cmax(Cycle a, Cycle b) { return a > b ? a : b; }
@@ -59,13 +65,9 @@ class HbmDevice {
   const HbmTimingParams& timing() const { return t_; }
   /// Asks the CPU to bring the bank, group and pseudo-channel state into cache (a hint).
   void prefetch() const {
-    auto lines = [](const void* p, std::size_t bytes) {
-      const auto* c = static_cast<const char*>(p);
-      for (std::size_t o = 0; o < bytes; o += 64) __builtin_prefetch(c + o);
-    };
-    lines(bank_.data(), bank_.size() * sizeof(Bank));
-    lines(group_.data(), group_.size() * sizeof(Group));
-    lines(pc_.data(), pc_.size() * sizeof(Pc));
+    prefetch_lines(bank_);
+    prefetch_lines(group_);
+    prefetch_lines(pc_);
   }
   std::uint32_t pcs() const { return pcs_; }
   std::uint32_t banks_per_pc() const { return banks_per_pc_; }

@@ -10,7 +10,7 @@
 // The next decision is due when the earliest waiting candidate can be ready, or, for a ready
 // candidate that lost its bus, when that bus (and the terms the picks raised) allows.
 // HbmController::decide implements the scan over the candidates inline (it runs for every
-// decision: see its comments on the branch-free and branching variants).
+// decision: a branch-free pass over the column candidates, then one over the few row ones).
 
 #include <cstdint>
 

@@ -36,6 +36,21 @@ workload:
     - {name: b, m: 8, n: 1024, k: 1024}
 )";
 
+/// The layers (YAML list items) on the TPU v4 preset at system.mapping.fusion epilogue, then
+/// none: the two points' results.
+std::vector<stats::PointResult> fusion_points(const std::string& layers) {
+  TempDir dir;
+  dir.write("fuse.yaml", "base: " + test::source_dir() +
+                             "/configs/presets/tpuv4_chip.yaml\nworkload:\n  layers:\n" + layers +
+                             "sweep: {system.mapping.fusion: [epilogue, none]}\n");
+  const auto r = test::simrun("fuse.yaml -o f.h5 -q", dir);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto points = stats::read_points(dir.file("f.h5"));
+  REQUIRE(points.size() == 2);
+  return points;
+}
+
 }  // namespace
 
 TEST_CASE("GEMM shapes on TPU v4: results obey the compute and HBM bounds", "[e2e]") {
@@ -171,19 +186,9 @@ TEST_CASE("simrun writes an operation trace when asked", "[e2e]") {
 
 TEST_CASE("system.mapping.fusion: an activation joins its GEMM's epilogue, or stays apart",
           "[e2e]") {
-  TempDir dir;
-  dir.write("fuse.yaml", "base: " + test::source_dir() + R"(/configs/presets/tpuv4_chip.yaml
-workload:
-  layers:
-    - {name: up, m: 512, n: 2048, k: 1024}
-    - {name: act, op: gelu, rows: 512, cols: 2048}
-sweep: {system.mapping.fusion: [epilogue, none]}
-)");
-  const auto r = test::simrun("fuse.yaml -o f.h5 -q", dir);
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  const auto points = stats::read_points(dir.file("f.h5"));
-  REQUIRE(points.size() == 2);
+  const auto points = fusion_points(
+      "    - {name: up, m: 512, n: 2048, k: 1024}\n"
+      "    - {name: act, op: gelu, rows: 512, cols: 2048}\n");
   const auto& fused = points[0].layers;
   const auto& apart = points[1].layers;
   REQUIRE(fused.rows().size() == 1);
@@ -199,20 +204,10 @@ sweep: {system.mapping.fusion: [epilogue, none]}
 
 TEST_CASE("system.mapping.fusion: a gated linear unit (SwiGLU) stores only the gated half",
           "[e2e]") {
-  TempDir dir;
-  dir.write("glu.yaml", "base: " + test::source_dir() + R"(/configs/presets/tpuv4_chip.yaml
-workload:
-  layers:
-    - {name: gate_up, m: 512, n: 2048, k: 1024}
-    - {name: act, op: silu, rows: 512, cols: 1024}
-    - {name: gate, op: mul, rows: 512, cols: 1024}
-sweep: {system.mapping.fusion: [epilogue, none]}
-)");
-  const auto r = test::simrun("glu.yaml -o g.h5 -q", dir);
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  const auto points = stats::read_points(dir.file("g.h5"));
-  REQUIRE(points.size() == 2);
+  const auto points = fusion_points(
+      "    - {name: gate_up, m: 512, n: 2048, k: 1024}\n"
+      "    - {name: act, op: silu, rows: 512, cols: 1024}\n"
+      "    - {name: gate, op: mul, rows: 512, cols: 1024}\n");
   const auto& fused = points[0].layers;
   const auto& apart = points[1].layers;
   REQUIRE(fused.rows().size() == 1);

@@ -28,22 +28,18 @@ using namespace systole::models;
 int main(int argc, char** argv) {
   const std::uint64_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 4'000'000;
   HbmConfig cfg = HbmConfig::from_preset(HbmPreset::kHbm2);
-  if (argc > 2) {  // fewer stacks (the same banks per stack): a smaller working set
-    const std::int64_t stacks = std::strtoll(argv[2], nullptr, 10);
-    cfg.capacity = systole::Bytes(cfg.capacity.value() / static_cast<std::uint64_t>(cfg.stacks) *
-                                  static_cast<std::uint64_t>(stacks));
-    cfg.bandwidth = systole::BytesPerSecond(
-        cfg.bandwidth.value() / static_cast<double>(cfg.stacks) * static_cast<double>(stacks));
-    cfg.stacks = stacks;
-  }
-  if (argc > 4) {  // fewer channels per stack
-    const std::int64_t ch = std::strtoll(argv[4], nullptr, 10);
-    cfg.capacity = systole::Bytes(cfg.capacity.value() / static_cast<std::uint64_t>(cfg.channels) *
-                                  static_cast<std::uint64_t>(ch));
-    cfg.bandwidth = systole::BytesPerSecond(
-        cfg.bandwidth.value() / static_cast<double>(cfg.channels) * static_cast<double>(ch));
-    cfg.channels = ch;
-  }
+  // Fewer stacks or channels per stack (the same banks each): capacity and bandwidth shrink
+  // with the count, the working set too.
+  const auto resize = [&cfg](std::int64_t& count, const char* arg) {
+    const std::int64_t to = std::strtoll(arg, nullptr, 10);
+    cfg.capacity = systole::Bytes(cfg.capacity.value() / static_cast<std::uint64_t>(count) *
+                                  static_cast<std::uint64_t>(to));
+    cfg.bandwidth = systole::BytesPerSecond(cfg.bandwidth.value() / static_cast<double>(count) *
+                                            static_cast<double>(to));
+    count = to;
+  };
+  if (argc > 2) resize(cfg.stacks, argv[2]);
+  if (argc > 4) resize(cfg.channels, argv[4]);
   std::printf(
       "bank-level HBM: %s, %lld stacks x %lld channels, peak %.4g TB/s; %llu 64-byte "
       "requests per pattern, 4096 in flight\n",
