@@ -55,7 +55,9 @@ const config::SchemaOf<TpuMappingConfig>& TpuMappingConfig::schema() {
                         std::string("epilogue"),
                         "epilogue: an elementwise layer (gelu, silu, add, mul) right after a GEMM "
                         "over its output runs on each output tile before it is stored, as one "
-                        "layer 'gemm+op'; none: every layer reads and writes HBM")
+                        "layer 'gemm+op' (gelu or silu over half of it, then mul: a gated unit "
+                        "such as SwiGLU, storing the gated half); none: every layer reads and "
+                        "writes HBM")
         .boolean("cmem_handoff", &TpuMappingConfig::cmem_handoff, true,
                  "a vector layer's or fused attention's output that the next GEMM reads as its "
                  "A operand stays in CMEM (when it fits) instead of crossing HBM twice");
