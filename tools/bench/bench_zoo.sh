@@ -3,7 +3,7 @@
 # process, on the TPU v4 preset, for ResNet-50 at batch 8 and one GPT-3 175B block (prefill of
 # 2048 tokens), plus the whole default sweep configs/tpuv4.yaml. Targets (issue 5): each of the
 # two single points under 10 s on one core. Measured on the 2-core VM: ResNet-50 batch 8 1.3 s;
-# the GPT-3 block (4.3 GiB through the bank-level HBM) 8.9-9.2 s; configs/tpuv4.yaml 19.5 s.
+# the GPT-3 block (4.3 GiB through the bank-level HBM) 8.9-9.3 s; configs/tpuv4.yaml 19.5 s.
 #
 #   tools/bench/bench_zoo.sh [build dir]
 set -euo pipefail

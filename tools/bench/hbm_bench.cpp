@@ -14,7 +14,7 @@
 // read 2.54 M (2.43). After the AVX2 scan gave way to candidate slots kept as columns then rows
 // (same measure, interleaved with the code before it): stream read 7.96 M (7.91), stream write
 // 7.74 M (7.54), random read 2.91 M (2.77). The GPT-3 block of tools/bench/bench_zoo.sh gained
-// more: 9.7-9.9 s -> 8.9-9.2 s.
+// more: 9.7-9.9 s -> 8.9-9.3 s.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
