@@ -1,7 +1,9 @@
 #pragma once
-// The chip's program: one layer lowered to operations on named units (DMA engines, MXUs, vector
-// units), with explicit dependencies. Produced by workloads/lowering, executed by the SystemC
-// modules.
+// The program of a design point: the whole workload lowered to operations on units (DMA
+// engines, MXUs, vector units), with explicit dependencies. Produced by workloads/lowering (one
+// layer at a time, then linked into one graph), executed by the SystemC modules under one
+// sc_start. Ops across layers are ordered only by data (an op that reads a layer's input waits
+// for the instance that produced it) and by VMEM buffer reuse (explicit deps).
 
 #include <cstdint>
 #include <string>
@@ -19,8 +21,17 @@ enum class OpKind : std::uint8_t {
 };
 const char* op_kind_name(OpKind k);
 
+/// What a DMA or matmul op touches of its layer's tensors: the cross-layer rules of the linker
+/// (workloads/lowering/link.h) follow it.
+enum class Operand : std::uint8_t {
+  kNone,    ///< intermediate data of the layer (partial sums, staged copies, results)
+  kInput,   ///< reads the layer's input activations: waits for the instance that produced them
+  kWeight,  ///< reads a weight tensor (in HBM from the start): waits only for its VMEM buffer
+};
+
 struct Op {
   OpKind kind = OpKind::kLoad;
+  Operand operand = Operand::kNone;
   std::uint16_t unit = 0;                ///< executing unit (index into the chip's unit list)
   std::uint8_t memory = 0;               ///< DMA: 0 = HBM, 1 = CMEM
   std::uint64_t bytes = 0;               ///< DMA: bytes moved; matmul: operand bytes read from VMEM
@@ -29,11 +40,26 @@ struct Op {
   std::uint32_t m = 0, k = 0, n = 0;     ///< matmul shape
   std::uint32_t m0 = 0, k0 = 0, n0 = 0;  ///< matmul: where the tile sits in the layer's GEMM
   std::uint64_t lane_ops = 0;            ///< vector: lane operations
-  std::vector<std::uint32_t> deps;       ///< ops (indices into Program::ops) that must finish first
+  std::uint32_t layer = 0;               ///< the workload layer the op belongs to (statistics)
+  std::uint32_t instance = 0;            ///< the lowered layer instance (one per layer repeat)
+  std::uint32_t after = 0;          ///< instance + 1 whose every op must finish first (0: none)
+  std::vector<std::uint32_t> deps;  ///< ops (indices into Program::ops) that must finish first
+};
+
+/// The last users of a VMEM buffer in a lowered layer: a later layer's op that writes into
+/// [lo, hi) of that core's VMEM must wait for them (write-after-read across layers).
+struct VmemTail {
+  std::uint32_t core = 0;
+  std::uint64_t lo = 0, hi = 0;
+  std::vector<std::uint32_t> ops;
 };
 
 struct Program {
   std::vector<Op> ops;
+  /// Reported by the lowering of the layer's last step (GEMMs); empty: every VMEM buffer is
+  /// taken to be in use until the whole layer has finished.
+  std::vector<VmemTail> vmem_tail;
+  std::uint32_t instances = 1;  ///< lowered layer instances in `ops` (after < instances + 1)
 };
 
 }  // namespace systole::models

@@ -14,9 +14,10 @@ UnitModule::UnitModule(const sc_core::sc_module_name& name, std::uint16_t id, st
   dont_initialize();
 }
 
-void UnitModule::end_layer() {
-  total_.add(layer_);
-  layer_ = {};
+UnitCounters UnitModule::total_counters() const {
+  UnitCounters t;
+  for (const auto& l : layers_) t.add(l);
+  return t;
 }
 
 void UnitModule::run() {
@@ -29,9 +30,10 @@ void UnitModule::run() {
     const sc_core::sc_time asked = sc_core::sc_time_stamp();
     const sc_core::sc_time deps_done = board_.wait_deps(op_index);
     const sc_core::sc_time begin = sc_core::sc_time_stamp();
-    layer_.stall_ps += (begin - asked).to_seconds() * 1e12;
+    board_.began(op_index);
+    layers_[op.layer].stall_ps += (begin - asked).to_seconds() * 1e12;
     const sc_core::sc_time latency = execute(op, deps_done);
-    ++layer_.ops;
+    ++layers_[op.layer].ops;
     // Keep the retire queue sorted by time (a short op may finish before a long one ahead of
     // it); re-arm the event when the new op retires first.
     const sc_core::sc_time at = sc_core::sc_time_stamp() + latency;
@@ -58,7 +60,7 @@ void UnitModule::retire() {
       e.end = static_cast<std::uint64_t>(now.value());
       e.bytes = op.bytes;
       e.unit = id_;
-      e.layer = layer_index_;
+      e.layer = op.layer;
       e.kind = static_cast<std::uint16_t>(op.kind);
       trace_->events.push_back(e);
     }

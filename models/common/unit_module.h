@@ -1,9 +1,9 @@
 #pragma once
-// Base of every program-executing SystemC unit (MXU, DMA engine). A unit runs its queue of ops
-// in order: it waits for each op's dependencies, lets the derived class spend the op's
-// occupancy (blocking waits), and retires the op after the returned pipeline latency, so the
-// next op may start while the previous one drains (ops retire in order of completion time).
-// Time advances only through events.
+// Base of every program-executing SystemC unit (MXU, DMA engine, vector unit). A unit runs its
+// queue of ops in order: it waits for each op's dependencies, lets the derived class spend the
+// op's occupancy (blocking waits), and retires the op after the returned pipeline latency, so
+// the next op may start while the previous one drains (ops retire in order of completion time).
+// Time advances only through events. Counters are kept per workload layer (the op's `layer`).
 
 #include <systemc>
 
@@ -11,6 +11,7 @@
 #include <deque>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "models/common/program.h"
 #include "models/common/scoreboard.h"
@@ -18,7 +19,7 @@
 
 namespace systole::models {
 
-/// Per-unit counters, reset per layer by the owner (it keeps the running totals).
+/// Per-unit counters of one layer (or, summed, of the run).
 struct UnitCounters {
   double busy_ps = 0;   ///< occupancy (for an MXU: streaming, not waiting for weights)
   double stall_ps = 0;  ///< waiting on dependencies with work queued
@@ -40,16 +41,16 @@ class UnitModule : public sc_core::sc_module {
   std::uint16_t id() const { return id_; }
   const std::string& unit_kind() const { return kind_; }
   void enqueue(std::uint32_t op) { queue_.push_back(op); }
-  /// Starts the next layer (or repetition of one): wakes the thread.
-  void kick(std::uint32_t layer) {
-    layer_index_ = layer;
-    begin_layer();
+  /// Starts the program (its ops enqueued, `layers` workload layers): wakes the thread.
+  void kick(std::uint32_t layers) {
+    layers_.assign(layers, UnitCounters{});
+    begin_run(layers);
     work_.notify(sc_core::SC_ZERO_TIME);
   }
-  const UnitCounters& layer_counters() const { return layer_; }
-  const UnitCounters& total_counters() const { return total_; }
-  /// Folds the layer counters into the totals and clears them.
-  virtual void end_layer();
+  /// Called once the program has finished (time stands at its end).
+  virtual void end_run() {}
+  const UnitCounters& layer_counters(std::uint32_t layer) const { return layers_[layer]; }
+  UnitCounters total_counters() const;
 
  protected:
   /// Executes `op`: spends its occupancy with wait() and adds it to counters().busy_ps; returns
@@ -58,10 +59,11 @@ class UnitModule : public sc_core::sc_module {
   virtual sc_core::sc_time execute(const Op& op, sc_core::sc_time deps_done) = 0;
   /// Called when the unit takes `op` from its queue, before waiting for its dependencies.
   virtual void dequeued(const Op& /*op*/) {}
-  /// Called by kick(), at the time the layer starts.
-  virtual void begin_layer() {}
-  UnitCounters& counters() { return layer_; }
+  /// Called by kick(), at the time the program starts.
+  virtual void begin_run(std::uint32_t /*layers*/) {}
+  UnitCounters& counters(std::uint32_t layer) { return layers_[layer]; }
   const Scoreboard& board() const { return board_; }
+  Scoreboard& board() { return board_; }
 
  private:
   void run();
@@ -76,9 +78,7 @@ class UnitModule : public sc_core::sc_module {
   std::deque<sc_core::sc_time> retire_at_;
   sc_core::sc_event work_;
   sc_core::sc_event retire_ev_;
-  std::uint32_t layer_index_ = 0;
-  UnitCounters layer_{};
-  UnitCounters total_{};
+  std::vector<UnitCounters> layers_;
 };
 
 }  // namespace systole::models

@@ -30,7 +30,7 @@ MemoryTransfer DmaModule::memory_transfer(const Op& op, const DmaConfig& cfg,
   return t;
 }
 
-void DmaModule::begin_layer() {
+void DmaModule::begin_run(std::uint32_t /*layers*/) {
   const auto& ops = board().program().ops;
   order_.clear();
   for (std::uint32_t i = 0; i < ops.size(); ++i)
@@ -46,7 +46,7 @@ std::uint64_t DmaModule::start(const Op& op, std::size_t p) {
   if (cfg_.setup.value())
     sc_core::wait(sc_core::sc_time(static_cast<double>(cfg_.setup.value()), sc_core::SC_PS));
   const MemoryTransfer t = memory_transfer(op, cfg_, id());
-  counters().bytes += t.bytes();
+  counters(op.layer).bytes += t.bytes();
   const std::uint64_t h = memory(op).begin(t);
   // A load writes the tile into VMEM, a store reads it; rows packed from sram_addr.
   if (vmem.size())
@@ -61,6 +61,7 @@ void DmaModule::run_ahead() {
     const std::size_t p = cursor_;
     claimed_[p] = 1;
     scoreboard_.wait_deps(order_[p]);
+    scoreboard_.began(order_[p]);
     handle_[p] = start(board().program().ops[order_[p]], p);
     started_[p] = 1;
     cursor_ = p + 1;
@@ -86,7 +87,7 @@ sc_core::sc_time DmaModule::execute(const Op& op, sc_core::sc_time /*deps_done*/
   const sc_core::sc_time latency = memory(op).finish(handle_[p]);
   if (vmem_done_[p] > sc_core::sc_time_stamp())
     sc_core::wait(vmem_done_[p] - sc_core::sc_time_stamp());
-  counters().busy_ps += (sc_core::sc_time_stamp() - begin).to_seconds() * 1e12;
+  counters(op.layer).busy_ps += (sc_core::sc_time_stamp() - begin).to_seconds() * 1e12;
   return latency;
 }
 

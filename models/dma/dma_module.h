@@ -34,7 +34,7 @@ class DmaModule : public UnitModule {
 
  protected:
   sc_core::sc_time execute(const Op& op, sc_core::sc_time deps_done) override;
-  void begin_layer() override;
+  void begin_run(std::uint32_t layers) override;
 
  private:
   /// Pays the setup and hands the op's transfer to its memory; returns the memory's handle.

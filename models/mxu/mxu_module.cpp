@@ -18,17 +18,18 @@ std::uint64_t MxuModule::now_cycle_ceil() const {
   return (sc_core::sc_time_stamp().value() + p - 1) / p;
 }
 
-void MxuModule::begin_layer() {
-  layer_start_ = now_cycle_ceil();
-  timeline_.settle(layer_start_, layer_mxu_);
+void MxuModule::begin_run(std::uint32_t layers) {
+  layers_mxu_.assign(layers, MxuCounters{});
+  run_start_ = now_cycle_ceil();
+  timeline_.settle(run_start_, layers_mxu_.at(0));
 }
 
-void MxuModule::end_layer() {
-  UnitModule::end_layer();
-  timeline_.settle(now_cycle_ceil(), layer_mxu_);
-  total_mxu_.add(layer_mxu_);
-  closed_mxu_ = layer_mxu_;
-  layer_mxu_ = {};
+void MxuModule::end_run() { timeline_.settle(now_cycle_ceil(), layers_mxu_.at(last_layer_)); }
+
+MxuCounters MxuModule::total_mxu() const {
+  MxuCounters t;
+  for (const auto& l : layers_mxu_) t.add(l);
+  return t;
 }
 
 void MxuModule::dequeued(const Op& op) {
@@ -51,9 +52,15 @@ sc_core::sc_time MxuModule::execute(const Op& op, sc_core::sc_time deps_done) {
     throw SimError(fmt::format("matmul {}x{}x{} needs {} accumulator rows, the MXU has {}", op.m,
                                op.k, op.n, c.accumulator_rows, cfg.accumulators));
   const std::uint64_t p = period_.value();
+  if (op.instance != last_instance_) {
+    // A new layer instance: the time before it began is idle in the one before (the drain of
+    // its last op aside); waiting after it began is this op's stall.
+    const auto begun = static_cast<std::uint64_t>(board().instance_begin(op.instance));
+    timeline_.settle(std::max(timeline_.cursor(), (begun + p - 1) / p), layers_mxu_[last_layer_]);
+    last_instance_ = op.instance;
+  }
   // The array sees its operands at the first clock edge at or after they are in VMEM.
-  const std::uint64_t ready =
-      std::max<std::uint64_t>((deps_done.value() + p - 1) / p, layer_start_);
+  const std::uint64_t ready = std::max<std::uint64_t>((deps_done.value() + p - 1) / p, run_start_);
   OpSchedule s = pipeline_.plan(op.m, op.k, op.n, ready);
   std::uint64_t delay = 0;
   const std::uint64_t bytes = c.vmem_elements * dtype_bytes(cfg.input_type);
@@ -63,14 +70,16 @@ sc_core::sc_time MxuModule::execute(const Op& op, sc_core::sc_time deps_done) {
     s = s.shifted(delay);
   }
   pipeline_.commit(s);
-  timeline_.op(s, delay, wait_, layer_mxu_);
-  layer_mxu_.ops += 1;
-  layer_mxu_.macs += c.macs;
-  layer_mxu_.folds += c.folds;
-  layer_mxu_.vmem_bytes += bytes;
-  layer_mxu_.mapping_weighted += c.mapping_efficiency * static_cast<double>(c.macs);
-  counters().busy_ps += static_cast<double>(s.streaming * p);
-  counters().bytes += op.bytes;
+  MxuCounters& mc = layers_mxu_[op.layer];
+  last_layer_ = op.layer;
+  timeline_.op(s, delay, wait_, mc);
+  mc.ops += 1;
+  mc.macs += c.macs;
+  mc.folds += c.folds;
+  mc.vmem_bytes += bytes;
+  mc.mapping_weighted += c.mapping_efficiency * static_cast<double>(c.macs);
+  counters(op.layer).busy_ps += static_cast<double>(s.streaming * p);
+  counters(op.layer).bytes += op.bytes;
   const std::uint64_t now = sc_core::sc_time_stamp().value();
   SYSTOLE_ASSERT(s.stream_end * p >= now, "MXU schedule in the past");
   sc_core::wait(sc_core::sc_time::from_value(s.stream_end * p - now));

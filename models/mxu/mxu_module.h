@@ -5,6 +5,7 @@
 // TensorCore. Classifies its cycles (MxuTimeline) for the per-layer and per-unit statistics.
 
 #include <memory>
+#include <vector>
 
 #include "models/common/unit_module.h"
 #include "models/mxu/mxu_stats.h"
@@ -22,19 +23,18 @@ class MxuModule : public UnitModule {
   /// Reads operands through `port` (shared by the MXUs of one core); without one the feed is
   /// ideal.
   void attach_vmem(std::shared_ptr<VmemPort> port) { vmem_ = std::move(port); }
-  /// Counters of the layer in progress, of the last closed layer, and of all closed layers
-  /// (MXU cycles; multiply by period() for time).
-  const MxuCounters& layer_mxu() const { return layer_mxu_; }
-  const MxuCounters& closed_layer_mxu() const { return closed_mxu_; }
-  const MxuCounters& total_mxu() const { return total_mxu_; }
+  /// Counters of one workload layer, and of the run (MXU cycles; multiply by period() for
+  /// time). A gap before an op counts in the op's layer.
+  const MxuCounters& layer_mxu(std::uint32_t layer) const { return layers_mxu_[layer]; }
+  MxuCounters total_mxu() const;
   sc_core::sc_time period() const { return period_; }
-  /// Classifies the cycles up to now and closes the layer's counters.
-  void end_layer() override;
+  /// Classifies the drain of the last op (into its layer).
+  void end_run() override;
 
  protected:
   sc_core::sc_time execute(const Op& op, sc_core::sc_time deps_done) override;
   void dequeued(const Op& op) override;
-  void begin_layer() override;
+  void begin_run(std::uint32_t layers) override;
 
  private:
   std::uint64_t now_cycle_ceil() const;
@@ -43,11 +43,11 @@ class MxuModule : public UnitModule {
   MxuTimeline timeline_;
   sc_core::sc_time period_;
   std::shared_ptr<VmemPort> vmem_;
-  std::uint64_t layer_start_ = 0;  // cycle the current layer started
+  std::uint64_t run_start_ = 0;  // cycle the program started
   DepWait wait_ = DepWait::kInput;
-  MxuCounters layer_mxu_{};
-  MxuCounters closed_mxu_{};
-  MxuCounters total_mxu_{};
+  std::vector<MxuCounters> layers_mxu_;
+  std::uint32_t last_layer_ = 0;     // the layer of the last op executed
+  std::uint32_t last_instance_ = 0;  // and its layer instance
 };
 
 }  // namespace systole::models

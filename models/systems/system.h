@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "sim/config/node.h"
 #include "sim/stats/result.h"
@@ -21,6 +22,9 @@ class System {
   virtual ~System() = default;
   /// Checks that every layer maps onto this system; throws WorkloadError otherwise.
   virtual void check(const workloads::Workload& w) const = 0;
+  /// The compiled plan, for people (simrun --plan): each layer's mapping, tiles, op counts,
+  /// bytes per memory level and bounds, without simulating. Throws WorkloadError as check().
+  virtual std::string plan(const workloads::Workload& w) const = 0;
   /// Simulates the workload; fills layers, units, metrics and (optionally) the trace.
   virtual stats::PointResult run(const workloads::Workload& w, const RunOptions& opt) = 0;
 };

@@ -11,22 +11,17 @@ class VectorModule : public UnitModule {
  public:
   VectorModule(const sc_core::sc_module_name& name, std::uint16_t id, const VectorConfig& cfg,
                sc_core::sc_time period, Scoreboard& board, stats::Trace* trace);
-  /// Lane operations and busy time of the last closed layer, and lane operations of all.
-  std::uint64_t closed_lane_ops() const { return closed_lane_ops_; }
-  double closed_busy_ps() const { return closed_busy_ps_; }
-  std::uint64_t total_lane_ops() const { return total_lane_ops_; }
-  void end_layer() override;
+  /// Lane operations of one workload layer (its busy time: layer_counters(layer).busy_ps).
+  std::uint64_t lane_ops(std::uint32_t layer) const { return lane_ops_[layer]; }
 
  protected:
   sc_core::sc_time execute(const Op& op, sc_core::sc_time deps_done) override;
+  void begin_run(std::uint32_t layers) override { lane_ops_.assign(layers, 0); }
 
  private:
   VectorTiming timing_;
   sc_core::sc_time period_;
-  std::uint64_t layer_lane_ops_ = 0;
-  std::uint64_t total_lane_ops_ = 0;
-  std::uint64_t closed_lane_ops_ = 0;
-  double closed_busy_ps_ = 0;
+  std::vector<std::uint64_t> lane_ops_;
 };
 
 }  // namespace systole::models

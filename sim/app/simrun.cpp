@@ -35,14 +35,14 @@ struct Options {
   std::string output;
   std::vector<std::string> overrides;
   int jobs = 0;
-  bool resume = false, validate = false, list = false, quiet = false, version = false;
+  bool resume = false, validate = false, plan = false, list = false, quiet = false, version = false;
   std::string describe;
   ScalesimRunOptions scalesim;  // --scalesim-cfg mode
 };
 
 constexpr const char* kUsage =
     "usage: simrun EXPERIMENT.yaml [-o results.h5] [-p key.path=value ...] [--jobs N]\n"
-    "              [--resume] [--validate] [--quiet]\n"
+    "              [--resume] [--validate] [--plan] [--quiet]\n"
     "       simrun --scalesim-cfg X.cfg --topology Y.csv [-o out.h5] [--dataflow os|ws|is]\n"
     "       simrun --list | --describe KIND | --version | --help\n";
 
@@ -55,7 +55,9 @@ po::options_description visible_options() {
       "jobs,j", po::value<int>(), "worker processes (default: all cores)")(
       "resume", "keep the points already in the results file, run only the rest")(
       "validate", "check the experiment and every design point, run nothing")(
-      "list", "list the registered component kinds")(
+      "plan",
+      "print each design point's compiled plan (per layer: mapping, tiles, op counts, bytes per "
+      "memory level, bounds) without simulating")("list", "list the registered component kinds")(
       "describe", po::value<std::string>(), "print the parameters of a kind")("quiet,q",
                                                                               "print errors only");
   d.add_options()("scalesim-cfg", po::value<std::string>(),
@@ -91,6 +93,7 @@ Options parse_cli(int argc, char** argv, bool& help) {
   if (vm.count("describe")) o.describe = vm["describe"].as<std::string>();
   o.resume = vm.count("resume") > 0;
   o.validate = vm.count("validate") > 0;
+  o.plan = vm.count("plan") > 0;
   o.list = vm.count("list") > 0;
   o.quiet = vm.count("quiet") > 0;
   o.version = vm.count("version") > 0;
@@ -151,10 +154,33 @@ Validated validate_points(const Registry& reg, const config::Experiment& ex) {
   return v;
 }
 
+/// --plan: every point compiled and its plan printed; nothing simulated, nothing written.
+int print_plans(const Registry& reg, const config::Experiment& ex, const std::string& file) {
+  const auto points = sweep::expand(ex);
+  std::cout << fmt::format("{}: {} design point{}\n", file, points.size(),
+                           points.size() == 1 ? "" : "s");
+  std::vector<std::string> failed;
+  for (const auto& p : points) {
+    const PreparedPoint pp = prepare_point(reg, p);
+    std::cout << fmt::format("\npoint {} ({}):\n", p.id,
+                             p.assignments.empty() ? std::string("base") : p.label());
+    try {
+      std::cout << pp.system->plan(pp.workload);
+    } catch (const WorkloadError& e) {
+      failed.push_back(e.what());
+      std::cout << "  does not map: " << e.what() << "\n";
+    }
+  }
+  std::cout << std::flush;
+  if (!failed.empty() && failed.size() == points.size()) throw WorkloadError(failed.front());
+  return 0;
+}
+
 int run_experiment(const Options& o, const std::string& command_line) {
   Registry reg;
   models::register_all(reg);
   config::Experiment ex = config::load_experiment(o.experiment, o.overrides);
+  if (o.plan) return print_plans(reg, ex, o.experiment);
   Validated v = validate_points(reg, ex);
   const auto swept = sweep::swept_paths(ex.sweep);
   if (o.validate) {

@@ -61,7 +61,7 @@ TEST_CASE("tpu_chip golden: two k steps, double-buffered, take 274 cycles", "[sc
   stats::Trace trace;
   trace.enabled = true;
   models::TpuChipModule top("chip", chip, &trace);
-  const auto t = top.run_layer(prog, 0);
+  const auto t = top.run(prog, 1);
   // One DMA engine, in order: A0 0..64, B0 64..96, A1 96..160, B1 160..192.
   // mm0: operands at 96, weight shift 96..99 -> streams 100..107, done 100 + 8 + 4 + 4 - 2
   //      = 114 (f + T + R + n - 2).

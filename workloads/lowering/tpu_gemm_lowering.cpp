@@ -154,12 +154,15 @@ class CoreGemm {
             a = b_.load(core_, a_bytes, free_slot,
                         row_major_tile(0, hbm.K, m0 + mt, kt, tm, tk, eb), vmem_.slot(va_, slot),
                         1);
+            b_.program().ops[a].operand = models::Operand::kInput;
           } else if (!tr.resident) {
             a = load_a(m0 + mt, kt, tm, tk, a_bytes, free_slot, a_mem, vmem_.slot(va_, slot));
           }
           const std::uint32_t bt =
               b_.load(core_, static_cast<std::uint64_t>(tk * tn) * eb, free_slot,
                       hbm.tile(hbm.b, hbm.N, kt, n0 + nt, tk, tn), vmem_.slot(vb_, slot));
+          b_.program().ops[bt].operand =
+              tr.b_is_weight ? models::Operand::kWeight : models::Operand::kInput;
           copy_a();
           // The previous tile's store goes after this step's prefetch, so an in-order DMA
           // queue never holds the prefetch back behind a store that waits for the MXUs (with
@@ -171,12 +174,14 @@ class CoreGemm {
             epi_loads.clear();
             std::vector<std::uint32_t> free_e;
             if (epi_vec_ != ~0u) free_e.push_back(epi_vec_);
-            for (int i = 0; i < tr.epilogue_inputs; ++i)
+            for (int i = 0; i < tr.epilogue_inputs; ++i) {
               epi_loads.push_back(
                   b_.load(core_, static_cast<std::uint64_t>(tm * hbm.stored(tn)) * eb, free_e,
                           hbm.tile(hbm.e + hbm.e_pitch * static_cast<std::uint64_t>(i), hbm.out,
                                    m0 + mt, hbm.stored(n0 + nt), tm, hbm.stored(tn)),
                           vmem_.slot(ve_, 0) + static_cast<std::uint64_t>(i * tm * tn) * eb));
+              b_.program().ops[epi_loads.back()].operand = models::Operand::kInput;
+            }
           }
           if (kt == k_begin && !first) {  // the partial sums so far, into the free accumulator
             std::vector<std::uint32_t> deps;
@@ -207,6 +212,8 @@ class CoreGemm {
             if (a != ~0u) mm.deps.push_back(a);
             if (kt == k_begin && acc_store_[acc] != ~0u) mm.deps.push_back(acc_store_[acc]);
             if (kt == k_begin && partial != ~0u) mm.deps.push_back(partial);
+            // Resident activations: the matmul reads A where the layer before left it.
+            if (tr.resident) mm.operand = models::Operand::kInput;
             const std::uint32_t id = b_.emit(std::move(mm));
             next_readers_.push_back(id);
             last_step.push_back(id);
@@ -249,7 +256,7 @@ class CoreGemm {
   std::uint32_t load_a(std::int64_t r0, std::int64_t k0, std::int64_t rows, std::int64_t cols,
                        std::uint64_t bytes, const std::vector<std::uint32_t>& free_slot,
                        const models::DmaDescriptor& hbm_mem, std::uint64_t vmem_addr) {
-    if (!stage_.staged(k0)) return b_.load(core_, bytes, free_slot, hbm_mem, vmem_addr);
+    if (!stage_.staged(k0)) return input(b_.load(core_, bytes, free_slot, hbm_mem, vmem_addr));
     const auto key = std::make_pair(r0, k0);
     const auto cmem = stage_.a_tile(r0, k0, rows, cols, bytes);
     if (stage_.copied.count(key)) {
@@ -259,7 +266,7 @@ class CoreGemm {
       stage_.loaded(cmem.addr, id);
       return id;
     }
-    const std::uint32_t id = b_.load(core_, bytes, free_slot, hbm_mem, vmem_addr);
+    const std::uint32_t id = input(b_.load(core_, bytes, free_slot, hbm_mem, vmem_addr));
     copy_ = {true, key, id, bytes, cmem, vmem_addr};
     return id;
   }
@@ -275,6 +282,11 @@ class CoreGemm {
     next_readers_.push_back(id);
   }
 
+  std::uint32_t input(std::uint32_t load) {
+    b_.program().ops[load].operand = models::Operand::kInput;
+    return load;
+  }
+
   /// Emits the pending output-tile store (it frees accumulator buffer `acc`).
   void flush(int acc) {
     if (pending_deps_.empty()) return;
@@ -284,7 +296,24 @@ class CoreGemm {
     if (pending_memory_ == 1) stage_.stored(pending_mem_.addr, acc_store_[acc]);
     pending_deps_.clear();
   }
-  void finish() { flush(static_cast<int>((tile_ + 1) % 2)); }
+  /// Emits the last store and reports the last users of each VMEM buffer (vmem_tail), so a
+  /// later layer's loads into the same place wait for them.
+  void finish() {
+    flush(static_cast<int>((tile_ + 1) % 2));
+    auto& tail = b_.program().vmem_tail;
+    const auto core = static_cast<std::uint32_t>(core_);
+    const auto add = [&](std::size_t buf, int slot, std::vector<std::uint32_t> ops) {
+      if (ops.empty()) return;
+      const std::uint64_t lo = vmem_.slot(buf, slot);
+      tail.push_back({core, lo, lo + vmem_.bytes(buf), std::move(ops)});
+    };
+    for (int s = 0; s < 2; ++s) {
+      add(va_, s, slot_readers_[s]);
+      add(vb_, s, slot_readers_[s]);
+      if (acc_store_[s] != ~0u) add(vc_, s, {acc_store_[s]});
+    }
+    if (ve_ && epi_vec_ != ~0u) add(ve_, 0, {epi_vec_});
+  }
 
  private:
   ProgramBuilder& b_;

@@ -60,7 +60,10 @@ std::string lower_vector(ProgramBuilder& b, const Layer& l, const VectorJob& v, 
       ProgramBuilder::Deps free;
       if (slot_store[slot] != ~0u) free.push_back(slot_store[slot]);
       ProgramBuilder::Deps loads;
-      for (int i = 0; i < v.inputs; ++i) loads.push_back(b.load(c, u(rows) * in_row * eb, free));
+      for (int i = 0; i < v.inputs; ++i) {
+        loads.push_back(b.load(c, u(rows) * in_row * eb, free));
+        b.program().ops[loads.back()].operand = models::Operand::kInput;
+      }
       if (!pending.empty()) {  // store the previous tile behind this tile's prefetch
         slot_store[pending_slot] = store(pending);
         pending.clear();
@@ -153,6 +156,7 @@ std::string lower_flash(ProgramBuilder& b, const Layer& l, const FlashJob& f, bo
       ProgramBuilder::Deps qdeps;
       if (q_free[qbuf] != ~0u) qdeps.push_back(q_free[qbuf]);
       const std::uint32_t q = b.load(c, u(rows * d) * eb, qdeps);
+      b.program().ops[q].operand = models::Operand::kInput;
       // The last query position in this tile (query rows are stacked head by head).
       const bool wraps = rows >= a.seq_q || (r0 % a.seq_q) + rows > a.seq_q;
       const std::int64_t max_pos =
@@ -174,6 +178,7 @@ std::string lower_flash(ProgramBuilder& b, const Layer& l, const FlashJob& f, bo
           const ProgramBuilder::Deps& free = kv_resident ? kv_free : readers;
           k = b.load(c, u(cols * d) * eb, free);
           v = b.load(c, u(cols * d) * eb, free);
+          b.program().ops[k].operand = b.program().ops[v].operand = models::Operand::kInput;
           if (kv_resident) loaded[static_cast<size_t>(j0 / bc)] = {k, v};
           readers.clear();
         }
@@ -340,11 +345,13 @@ LoweredLayer lower_layer(const models::TpuChipConfig& chip, const Layer& l,
   bool resident = false;
   for (const auto& s : plan_layer(l, impl)) {
     const size_t begin = b.size();
+    out.program.vmem_tail.clear();  // only the last step's buffers outlive the layer
     switch (s.kind) {
       case Step::Kind::kGemm: {
         GemmTraffic traffic;
         traffic.a_reuse = s.gemm.a_reuse;
         traffic.a_in_cmem = handoff.input_cmem && l.op == LayerOp::kGemm;
+        traffic.b_is_weight = l.op != LayerOp::kAttention;
         for (const Epilogue& e : s.gemm.gemm.epilogue) {
           traffic.epilogue_inputs += e.extra_inputs;
           traffic.epilogue_ops += vector_ops_per_element(e.op);

@@ -35,6 +35,10 @@ struct MappingOptions {
   bool fuse_epilogues = true;
   /// A layer's output that the next GEMM reads as A stays in CMEM (plan_handoffs).
   bool cmem_handoff = true;
+  /// Layers overlap as far as their data and VMEM buffers allow (the next layer's weights
+  /// stream in while the current one computes); false: each layer starts when the one before
+  /// it has finished (link.h).
+  bool layer_overlap = true;
 };
 
 /// An elementwise op (GELU, SiLU, add, mul) a GEMM epilogue can apply.

@@ -58,6 +58,8 @@ struct GemmTraffic {
   double epilogue_ops = 0;  ///< ... and costs this many vector-lane operations per element stored
   bool a_in_cmem = false;   ///< A waits in CMEM (row-major M x K from address 0): every pass reads
                             ///< it there, nothing is staged
+  bool b_is_weight = true;  ///< B is a weight (in HBM from the start); false: an activation
+                            ///< (attention's K and V), read after the layer before
 };
 
 /// Picks the tiling; throws WorkloadError naming the layer and sizes when nothing fits VMEM or

@@ -60,7 +60,11 @@ const config::SchemaOf<TpuMappingConfig>& TpuMappingConfig::schema() {
                         "writes HBM")
         .boolean("cmem_handoff", &TpuMappingConfig::cmem_handoff, true,
                  "a vector layer's or fused attention's output that the next GEMM reads as its "
-                 "A operand stays in CMEM (when it fits) instead of crossing HBM twice");
+                 "A operand stays in CMEM (when it fits) instead of crossing HBM twice")
+        .boolean("layer_overlap", &TpuMappingConfig::layer_overlap, true,
+                 "true: one op graph for the whole workload, layers ordered only by their data "
+                 "and VMEM buffers, so the next layer's weights stream in while the current one "
+                 "computes; false: each layer starts when the one before it has finished");
     return b;
   }();
   return s;

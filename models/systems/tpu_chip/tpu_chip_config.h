@@ -50,6 +50,7 @@ struct TpuMappingConfig {
   Activations activations = Activations::kHbm;
   Fusion fusion = Fusion::kEpilogue;
   bool cmem_handoff = true;
+  bool layer_overlap = true;
   static const config::SchemaOf<TpuMappingConfig>& schema();
 };
 

@@ -49,24 +49,21 @@ TpuChipModule::TpuChipModule(const sc_core::sc_module_name& name, const TpuChipC
   }
 }
 
-sc_core::sc_time TpuChipModule::run_layer(const Program& program, std::uint32_t layer) {
+sc_core::sc_time TpuChipModule::run(const Program& program, std::uint32_t layers) {
   board_.start(&program, units_.size());
   for (std::uint32_t i = 0; i < program.ops.size(); ++i) {
     const auto u = program.ops[i].unit;
     SYSTOLE_ASSERT(u < units_.size(), "op on a unit the chip does not have");
     units_[u]->enqueue(i);
   }
-  for (auto* u : units_) u->kick(layer);
+  for (auto* u : units_) u->kick(layers);
   const sc_core::sc_time start = sc_core::sc_time_stamp();
   sc_core::sc_start();  // runs until no event is pending: the program is done or deadlocked
   if (board_.completed() != board_.size())
-    throw SimError(fmt::format("layer {} deadlocked: {} of {} operations completed", layer,
+    throw SimError(fmt::format("the program deadlocked: {} of {} operations completed",
                                board_.completed(), board_.size()));
+  for (auto* u : units_) u->end_run();
   return sc_core::sc_time_stamp() - start;
-}
-
-void TpuChipModule::end_layer() {
-  for (auto* u : units_) u->end_layer();
 }
 
 }  // namespace systole::models

@@ -1,7 +1,8 @@
 #pragma once
 // The SystemC netlist of one TPU chip: per TensorCore, MXUs, DMA engines, a vector unit and the
 // VMEM banks the engines fill; one HBM (bank-level or bandwidth/latency, hbm.model) and one
-// banked CMEM shared by all DMA engines. It executes one layer's program at a time.
+// banked CMEM shared by all DMA engines. It executes a whole workload's program under one
+// sc_start.
 
 #include <memory>
 #include <vector>
@@ -21,8 +22,11 @@ class TpuChipModule : public sc_core::sc_module {
  public:
   TpuChipModule(const sc_core::sc_module_name& name, const TpuChipConfig& cfg, stats::Trace* trace);
 
-  /// Runs `program` to completion (sc_start until no events remain); returns elapsed time.
-  sc_core::sc_time run_layer(const Program& program, std::uint32_t layer);
+  /// Runs `program` (ops of `layers` workload layers) to completion: one sc_start until no
+  /// event remains. Returns the elapsed time; throws SimError if the program deadlocked.
+  sc_core::sc_time run(const Program& program, std::uint32_t layers);
+  /// The scoreboard of the last run: when each op completed.
+  const Scoreboard& board() const { return board_; }
 
   const TpuChipConfig& config() const { return cfg_; }
   sc_core::sc_time period() const { return period_; }
@@ -35,8 +39,6 @@ class TpuChipModule : public sc_core::sc_module {
   const SramModule& cmem() const { return *cmem_; }
   /// Each TensorCore's VMEM (the DMA side: tiles written and read by the engines).
   const std::vector<std::unique_ptr<SramModule>>& vmems() const { return vmems_; }
-  /// Closes the layer's counters of every unit (moves them into the totals).
-  void end_layer();
 
  private:
   TpuChipConfig cfg_;

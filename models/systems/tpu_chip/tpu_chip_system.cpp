@@ -3,11 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 
 #include "models/systems/tpu_chip/tpu_chip_module.h"
-#include "workloads/lowering/tpu_layer_lowering.h"
+#include "workloads/lowering/compile.h"
 
 namespace systole::models {
 
@@ -66,6 +67,7 @@ workloads::MappingOptions TpuChipSystem::mapping() const {
   o.activations_on_chip = cfg_.mapping.activations == TpuMappingConfig::Activations::kOnChip;
   o.fuse_epilogues = cfg_.mapping.fusion == TpuMappingConfig::Fusion::kEpilogue;
   o.cmem_handoff = cfg_.mapping.cmem_handoff;
+  o.layer_overlap = cfg_.mapping.layer_overlap;
   return o;
 }
 
@@ -73,12 +75,31 @@ std::vector<workloads::Layer> TpuChipSystem::layers(const workloads::Workload& w
   return mapping().fuse_epilogues ? workloads::fuse_epilogues(w.layers) : w.layers;
 }
 
-void TpuChipSystem::check(const workloads::Workload& w) const {
-  const auto ls = layers(w);
-  const auto handoffs = workloads::plan_handoffs(cfg_.chip, ls, mapping());
-  for (size_t i = 0; i < ls.size(); ++i)
-    workloads::lower_layer(cfg_.chip, ls[i], mapping(), handoffs[i]);
+const workloads::CompiledWorkload& TpuChipSystem::compiled(const workloads::Workload& w) const {
+  if (!compiled_ || compiled_for_ != &w) {
+    compiled_ = std::make_unique<workloads::CompiledWorkload>(
+        workloads::compile(cfg_.chip, layers(w), mapping()));
+    compiled_for_ = &w;
+  }
+  return *compiled_;
 }
+
+void TpuChipSystem::check(const workloads::Workload& w) const { compiled(w); }
+
+namespace {
+
+/// Bytes each layer's DMA ops move to and from HBM (memory 0) and CMEM (1), as the memories see
+/// them (pieces rounded up to the DMA granule).
+std::vector<std::array<std::uint64_t, 2>> memory_bytes(const workloads::CompiledWorkload& c,
+                                                       const DmaConfig& dma) {
+  std::vector<std::array<std::uint64_t, 2>> out(c.layers.size(), {0, 0});
+  for (const Op& op : c.program.ops)
+    if (op.kind == OpKind::kLoad || op.kind == OpKind::kStore)
+      out[op.layer][op.memory == 0 ? 0 : 1] += DmaModule::memory_transfer(op, dma, 0).bytes();
+  return out;
+}
+
+}  // namespace
 
 stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOptions& opt) {
   const TpuChipConfig& chip = cfg_.chip;
@@ -89,6 +110,7 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
   for (auto k : {OpKind::kLoad, OpKind::kStore, OpKind::kMatmul, OpKind::kVector})
     res.trace.kinds.push_back(op_kind_name(k));
 
+  const workloads::CompiledWorkload& prog = compiled(w);
   TpuChipModule top("chip", chip, &res.trace);
   // The MXUs of a TensorCore share its VMEM read port (vmem.bandwidth).
   std::vector<std::shared_ptr<VmemPort>> vmem_ports;
@@ -102,32 +124,33 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
   const double period_ps = top.period().to_seconds() * 1e12;
   const double mxu_ps = top.period().to_seconds() * 1e12;
   const double peak = static_cast<double>(chip.peak_macs_per_cycle());
+  const auto n_layers = static_cast<std::uint32_t>(prog.layers.size());
+  const double start_ps = static_cast<double>(sc_core::sc_time_stamp().value());
+  top.run(prog.program, n_layers);
+  const auto bytes = memory_bytes(prog, chip.dma);
+
   std::int64_t total_cycles = 0;
   std::uint64_t total_macs = 0, total_hbm = 0;
-  std::uint64_t hbm_before = 0, cmem_before = 0;
-  std::uint32_t layer_index = 0;
   stats::Table mxu_layers_t("mxu_layers", "one row per layer per MXU");
-
-  const auto run_layers = layers(w);
-  const auto handoffs = workloads::plan_handoffs(chip, run_layers, mapping());
-  for (size_t li = 0; li < run_layers.size(); ++li) {
-    const auto& l = run_layers[li];
-    const auto lowered = workloads::lower_layer(chip, l, mapping(), handoffs[li]);
-    const Program& prog = lowered.program;
-    double elapsed_ps = 0;
-    for (std::int64_t r = 0; r < l.repeat; ++r)
-      elapsed_ps += static_cast<double>(top.run_layer(prog, layer_index).value());
-    // Cycles from absolute times, so layer cycles add up to the run's cycles exactly.
-    const double end_ps = static_cast<double>(sc_core::sc_time_stamp().value());
-    top.end_layer();
-    const std::int64_t cycles =
-        to_cycles(end_ps, period_ps) - to_cycles(end_ps - elapsed_ps, period_ps);
+  // A layer's cycles run from the end of the layers before it to the end of its last op (or of
+  // an earlier layer's, if later), so they add up to the run's cycles exactly; with
+  // layer_overlap its ops may begin before the layer before it has ended.
+  double end_before_ps = start_ps;
+  for (std::uint32_t li = 0; li < n_layers; ++li) {
+    const workloads::CompiledLayer& cl = prog.layers[li];
+    const workloads::Layer& l = cl.layer;
+    double end_ps = end_before_ps;
+    for (std::uint32_t i = cl.first_op; i < cl.first_op + cl.ops; ++i)
+      end_ps = std::max(end_ps, static_cast<double>(top.board().done_at(i).value()));
+    const double elapsed_ps = end_ps - end_before_ps;
+    const std::int64_t cycles = to_cycles(end_ps, period_ps) - to_cycles(end_before_ps, period_ps);
+    end_before_ps = end_ps;
     MxuCounters t;
     for (const auto& m : top.mxus()) {
-      t.add(m->closed_layer_mxu());
+      t.add(m->layer_mxu(li));
       Record r;
       r.s("layer", "layer name", l.name).s("name", "unit", res.trace.units[m->id()]);
-      mxu_columns(r, m->closed_layer_mxu(), cycles, mxu_ps, period_ps,
+      mxu_columns(r, m->layer_mxu(li), cycles, mxu_ps, period_ps,
                   static_cast<double>(m->timing().peak_macs_per_cycle()));
       mxu_layers_t.append(r);
     }
@@ -135,23 +158,15 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
     const auto mean_cycles = [&](std::uint64_t n) {
       return static_cast<double>(n) * mxu_ps / n_mxu / period_ps;
     };
-    const MemoryCounters hbm_c = top.hbm().counters();
-    const std::uint64_t hbm_now = hbm_c.bytes_read + hbm_c.bytes_written;
-    const std::uint64_t hbm_bytes = hbm_now - hbm_before;
-    hbm_before = hbm_now;
-    const MemoryCounters cmem_c = top.cmem().counters();
-    const std::uint64_t cmem_now = cmem_c.bytes_read + cmem_c.bytes_written;
-    const std::uint64_t cmem_bytes = cmem_now - cmem_before;
-    cmem_before = cmem_now;
-
+    const std::uint64_t hbm_bytes = bytes[li][0], cmem_bytes = bytes[li][1];
     std::uint64_t lane_ops = 0;
     double vpu_busy_ps = 0;
     for (const auto& v : top.vpus()) {
-      lane_ops += v->closed_lane_ops();
-      vpu_busy_ps += v->closed_busy_ps();
+      lane_ops += v->lane_ops(li);
+      vpu_busy_ps += v->layer_counters(li).busy_ps;
     }
     const auto rep = static_cast<double>(l.repeat);
-    const auto& b = lowered.bounds;
+    const auto& b = cl.bounds;
     const auto useful_macs = static_cast<double>(b.macs) * rep;
     const double seconds = elapsed_ps * 1e-12;
     Record rec;
@@ -159,13 +174,17 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
         .s("op", "layer operation", workloads::layer_op_name(l.op))
         .s("shape", "layer shape (gemm: batch x (m x n x k))", l.shape())
         .i("repeat", "", "times the layer runs in a row (all figures cover every repeat)", l.repeat)
-        .s("tile", "tiling of each step (GEMM: VMEM tile tm x tn x tk per core)", lowered.tile)
+        .s("tile", "tiling of each step (GEMM: VMEM tile tm x tn x tk per core)", cl.tile)
         .i("macs", "MAC", "useful multiply-accumulates of the layer (all repeats)",
            static_cast<std::int64_t>(useful_macs))
         .i("mxu_macs", "MAC", "multiply-accumulates the MXUs executed (incl. masked/padded work)",
            static_cast<std::int64_t>(t.macs))
         .i("lane_ops", "", "vector-unit lane operations", static_cast<std::int64_t>(lane_ops))
-        .i("cycles", "cycles", "simulated cycles", cycles)
+        .i("cycles", "cycles",
+           "simulated cycles: from the end of the layers before it to the end of its last op",
+           cycles)
+        .i("end_cycle", "cycles", "cycle its last op (or an earlier layer's) completed",
+           to_cycles(end_ps - start_ps, period_ps))
         .f("time", "s", "simulated time", seconds)
         .f("mxu_busy_cycles", "cycles", "mean cycles an operand vector entered an MXU",
            mean_cycles(t.busy))
@@ -194,7 +213,7 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
         .i("cmem_bytes", "B", "bytes moved to and from CMEM (staged operands, partial sums)",
            static_cast<std::int64_t>(cmem_bytes))
         .i("planned_bytes", "B", "HBM bytes the lowered program moves (all repeats)",
-           static_cast<std::int64_t>(static_cast<double>(lowered.planned_bytes) * rep))
+           static_cast<std::int64_t>(static_cast<double>(cl.planned_bytes) * rep))
         .i("compulsory_bytes", "B", "inputs read once, outputs written once (all repeats)",
            static_cast<std::int64_t>(static_cast<double>(b.compulsory_bytes) * rep))
         .f("arithmetic_intensity", "FLOP/B", "FLOPs per compulsory byte", b.intensity)
@@ -213,7 +232,6 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
     total_cycles += cycles;
     total_macs += static_cast<std::uint64_t>(useful_macs);
     total_hbm += hbm_bytes;
-    ++layer_index;
   }
 
   const double total_ps = static_cast<double>(total_cycles) * period_ps;
@@ -227,7 +245,7 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
   }
   stats::Table dma_t("dma", "one row per DMA engine");
   for (const auto& d : top.dmas()) {
-    const auto& c = d->total_counters();
+    const auto c = d->total_counters();
     Record r;
     r.s("name", "unit", res.trace.units[d->id()])
         .i("busy_cycles", "cycles", "cycles issuing transfers", to_cycles(c.busy_ps, period_ps))

@@ -1,9 +1,12 @@
 #pragma once
 // System kind "tpu_chip": one TPU-class chip simulated through SystemC.
 
+#include <memory>
 #include "models/systems/system.h"
 #include "models/systems/tpu_chip/tpu_chip_config.h"
 #include "sim/registry/registry.h"
+
+#include "workloads/lowering/compile.h"
 #include "workloads/mapping/layer_plan.h"
 
 namespace systole::models {
@@ -12,15 +15,20 @@ class TpuChipSystem : public System {
  public:
   explicit TpuChipSystem(TpuSystemConfig cfg) : cfg_(std::move(cfg)) {}
   void check(const workloads::Workload& w) const override;
+  std::string plan(const workloads::Workload& w) const override;
   stats::PointResult run(const workloads::Workload& w, const RunOptions& opt) override;
   const TpuSystemConfig& config() const { return cfg_; }
   workloads::MappingOptions mapping() const;
   /// The workload's layers as the chip runs them (elementwise layers fused into GEMMs when
   /// system.mapping.fusion is epilogue).
   std::vector<workloads::Layer> layers(const workloads::Workload& w) const;
+  /// The workload compiled for this chip: once per workload (check() and run() share it).
+  const workloads::CompiledWorkload& compiled(const workloads::Workload& w) const;
 
  private:
   TpuSystemConfig cfg_;
+  mutable std::unique_ptr<workloads::CompiledWorkload> compiled_;
+  mutable const workloads::Workload* compiled_for_ = nullptr;
 };
 
 /// Registers tpu_chip and the component kinds it is built from (mxu, vmem, cmem, hbm, dma).

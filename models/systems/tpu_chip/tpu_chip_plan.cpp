@@ -1,0 +1,85 @@
+// simrun --plan for tpu_chip: the compiled program summarised per layer, without simulating.
+#include <fmt/format.h>
+
+#include "models/systems/tpu_chip/tpu_chip_system.h"
+#include "sim/core/text.h"
+#include "sim/core/units.h"
+#include "sim/stats/summary.h"
+
+namespace systole::models {
+
+namespace {
+
+struct LayerCounts {
+  std::uint64_t loads = 0, stores = 0, matmuls = 0, vector = 0;
+  std::uint64_t hbm = 0, cmem = 0, vmem = 0;  // bytes: DMA to/from HBM and CMEM; VMEM side
+};
+
+LayerCounts count(const Program& p, const workloads::CompiledLayer& l) {
+  LayerCounts c;
+  for (std::uint32_t i = l.first_op; i < l.first_op + l.ops; ++i) {
+    const Op& op = p.ops[i];
+    switch (op.kind) {
+      case OpKind::kLoad:
+      case OpKind::kStore:
+        (op.kind == OpKind::kLoad ? c.loads : c.stores) += 1;
+        (op.memory == 0 ? c.hbm : c.cmem) += op.bytes;
+        c.vmem += op.bytes;
+        break;
+      case OpKind::kMatmul:
+        c.matmuls += 1;
+        c.vmem += op.bytes;  // operands the MXUs read
+        break;
+      case OpKind::kVector:
+        c.vector += 1;
+        c.vmem += op.bytes;
+        break;
+    }
+  }
+  return c;
+}
+
+std::string bytes(std::uint64_t b) {
+  return format_quantity(static_cast<double>(b), Dimension::kBytes);
+}
+std::string cycles(double c) { return with_commas(static_cast<unsigned long long>(c + 0.5)); }
+
+}  // namespace
+
+std::string TpuChipSystem::plan(const workloads::Workload& w) const {
+  const workloads::CompiledWorkload& c = compiled(w);
+  std::vector<std::vector<std::string>> rows;
+  LayerCounts total;
+  double roofline = 0;
+  for (const auto& l : c.layers) {
+    const LayerCounts n = count(c.program, l);
+    const auto rep = static_cast<double>(l.layer.repeat);
+    const auto& b = l.bounds;
+    rows.push_back({l.layer.name, workloads::layer_op_name(l.layer.op), l.layer.shape(),
+                    fmt::format("{}", l.layer.repeat), l.tile,
+                    fmt::format("{}/{}/{}/{}", with_commas(n.loads), with_commas(n.stores),
+                                with_commas(n.matmuls), with_commas(n.vector)),
+                    bytes(n.hbm), bytes(n.cmem), bytes(n.vmem), cycles(b.compute_cycles * rep),
+                    cycles(b.vector_cycles * rep), cycles(b.hbm_cycles * rep),
+                    cycles(b.roofline_cycles * rep), b.bound});
+    total.loads += n.loads;
+    total.stores += n.stores;
+    total.matmuls += n.matmuls;
+    total.vector += n.vector;
+    total.hbm += n.hbm;
+    total.cmem += n.cmem;
+    total.vmem += n.vmem;
+    roofline += b.roofline_cycles * rep;
+  }
+  rows.push_back({"total", "", "", "", "",
+                  fmt::format("{}/{}/{}/{}", with_commas(total.loads), with_commas(total.stores),
+                              with_commas(total.matmuls), with_commas(total.vector)),
+                  bytes(total.hbm), bytes(total.cmem), bytes(total.vmem), "", "", "",
+                  cycles(roofline), ""});
+  return stats::format_table(
+      {"layer", "op", "shape", "repeat", "tile", "ops load/store/matmul/vector", "HBM", "CMEM",
+       "VMEM", "compute", "vector", "HBM bound", "roofline", "bound"},
+      rows);
+}
+
+}  // namespace systole::models

@@ -1,0 +1,92 @@
+#include "workloads/lowering/compile.h"
+
+#include <algorithm>
+
+#include "sim/core/error.h"
+
+namespace systole::workloads {
+
+using models::Op;
+using models::Operand;
+using models::OpKind;
+using models::Program;
+
+namespace {
+
+/// The previous instance's VMEM tail, in `whole`'s op indices (kept in the program between
+/// calls: the last linked instance's tail).
+std::vector<std::uint32_t> tail_deps(const Program& whole, std::uint32_t core, std::uint64_t lo,
+                                     std::uint64_t hi) {
+  std::vector<std::uint32_t> deps;
+  for (const auto& t : whole.vmem_tail)
+    if (t.core == core && t.lo < hi && lo < t.hi)
+      deps.insert(deps.end(), t.ops.begin(), t.ops.end());
+  std::sort(deps.begin(), deps.end());
+  deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+  return deps;
+}
+
+}  // namespace
+
+void link_instance(Program& whole, const Program& part, std::uint32_t layer,
+                   const models::TpuChipConfig& chip, bool overlap) {
+  const std::uint32_t instance = whole.instances;  // instances linked so far
+  const bool first = instance == 0;
+  const auto offset = static_cast<std::uint32_t>(whole.ops.size());
+  const bool has_tail = !whole.vmem_tail.empty();
+  const auto per_core = static_cast<std::uint32_t>(chip.units_per_core());
+  whole.ops.reserve(whole.ops.size() + part.ops.size());
+  bool waits = first;  // some op waits for the previous instance (it reads its output)
+  for (const Op& src : part.ops) {
+    Op op = src;
+    for (auto& d : op.deps) d += offset;
+    op.layer = layer;
+    op.instance = instance;
+    if (!first) {
+      const bool root = src.deps.empty();
+      const bool weight_root = root && overlap && src.operand == Operand::kWeight &&
+                               src.kind == OpKind::kLoad && has_tail;
+      if (weight_root) {
+        // Prefetch: wait for the VMEM it overwrites, and at most one layer ahead.
+        op.deps = tail_deps(whole, src.unit / per_core, src.sram_addr, src.sram_addr + src.bytes);
+        op.after = instance - 1;  // the instance before the previous one (0: none)
+      } else if (root || (overlap && src.operand == Operand::kInput)) {
+        op.after = instance;  // the previous instance, whole
+        waits = true;
+      }
+    }
+    whole.ops.push_back(std::move(op));
+  }
+  SYSTOLE_ASSERT(waits || part.ops.empty(), "a linked instance that reads nothing before it");
+  whole.vmem_tail = part.vmem_tail;
+  for (auto& t : whole.vmem_tail)
+    for (auto& o : t.ops) o += offset;
+  whole.instances = instance + 1;
+}
+
+CompiledWorkload compile(const models::TpuChipConfig& chip, const std::vector<Layer>& layers,
+                         const MappingOptions& opt) {
+  CompiledWorkload out;
+  out.program.instances = 0;
+  const auto handoffs = plan_handoffs(chip, layers, opt);
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const Layer& l = layers[i];
+    LoweredLayer lowered = lower_layer(chip, l, opt, handoffs[i]);
+    CompiledLayer c;
+    c.layer = l;
+    c.tile = lowered.tile;
+    c.planned_bytes = lowered.planned_bytes;
+    c.bounds = lowered.bounds;
+    c.handoff = handoffs[i];
+    c.first_op = static_cast<std::uint32_t>(out.program.ops.size());
+    c.ops_per_instance = static_cast<std::uint32_t>(lowered.program.ops.size());
+    for (std::int64_t r = 0; r < l.repeat; ++r)
+      link_instance(out.program, lowered.program, static_cast<std::uint32_t>(i), chip,
+                    opt.layer_overlap);
+    c.ops = static_cast<std::uint32_t>(out.program.ops.size()) - c.first_op;
+    out.layers.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace systole::workloads

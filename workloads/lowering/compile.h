@@ -1,0 +1,50 @@
+#pragma once
+// The compiler as a stage: compile(chip, layers, mapping) lowers every layer once and links the
+// lowered layers into one op graph for the whole workload (one instance per layer repeat), run
+// by one sc_start. The linker orders instances only by their data and VMEM buffers:
+//  * an op that reads the layer's input (Operand::kInput), and any other op with no dependency
+//    that is not a weight load, waits for the previous instance to finish (its output tensor
+//    is complete only then);
+//  * a weight load with no dependency (the first loads into each VMEM buffer) waits for the
+//    last users, in the previous instance, of the VMEM it overwrites (the previous layer's
+//    reported vmem_tail; without one, for the whole previous instance) and for the instance
+//    before that: weights are prefetched at most one layer ahead, as XLA's schedule does.
+// With mapping.layer_overlap false every op with no dependency waits for the previous instance:
+// each layer starts cold, as with one sc_start per layer.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/common/program.h"
+#include "models/systems/tpu_chip/tpu_chip_config.h"
+#include "workloads/lowering/tpu_layer_lowering.h"
+
+namespace systole::workloads {
+
+/// One workload layer as compiled: its mapping and bounds, and where its ops sit.
+struct CompiledLayer {
+  Layer layer;                      ///< as run (after epilogue fusion)
+  std::string tile;                 ///< the tiling, for people
+  std::uint64_t planned_bytes = 0;  ///< HBM bytes one instance moves
+  LayerBounds bounds;               ///< of one instance
+  Handoff handoff;
+  std::uint32_t first_op = 0, ops = 0;  ///< the ops of all its instances, contiguous
+  std::uint32_t ops_per_instance = 0;
+};
+
+struct CompiledWorkload {
+  models::Program program;
+  std::vector<CompiledLayer> layers;
+};
+
+/// Lowers and links `layers` (already fused). Throws WorkloadError when a layer fits nowhere.
+CompiledWorkload compile(const models::TpuChipConfig& chip, const std::vector<Layer>& layers,
+                         const MappingOptions& opt);
+
+/// Appends one instance of a lowered layer to `whole` (whose `instances` counts those linked so
+/// far: start from 0), linked to the instance before it as described above.
+void link_instance(models::Program& whole, const models::Program& part, std::uint32_t layer,
+                   const models::TpuChipConfig& chip, bool overlap);
+
+}  // namespace systole::workloads
