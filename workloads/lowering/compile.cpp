@@ -35,7 +35,6 @@ void link_instance(Program& whole, const Program& part, std::uint32_t layer,
   const auto offset = static_cast<std::uint32_t>(whole.ops.size());
   const bool has_tail = !whole.vmem_tail.empty();
   const auto per_core = static_cast<std::uint32_t>(chip.units_per_core());
-  whole.ops.reserve(whole.ops.size() + part.ops.size());
   bool waits = first;  // some op waits for the previous instance (it reads its output)
   for (const Op& src : part.ops) {
     Op op = src;
@@ -67,25 +66,36 @@ void link_instance(Program& whole, const Program& part, std::uint32_t layer,
 CompiledWorkload compile(const models::TpuChipConfig& chip, const std::vector<Layer>& layers,
                          const MappingOptions& opt) {
   CompiledWorkload out;
-  out.program.instances = 0;
+  out.layer_overlap = opt.layer_overlap;
   const auto handoffs = plan_handoffs(chip, layers, opt);
   for (size_t i = 0; i < layers.size(); ++i) {
-    const Layer& l = layers[i];
-    LoweredLayer lowered = lower_layer(chip, l, opt, handoffs[i]);
+    LoweredLayer lowered = lower_layer(chip, layers[i], opt, handoffs[i]);
     CompiledLayer c;
-    c.layer = l;
-    c.tile = lowered.tile;
+    c.layer = layers[i];
+    c.lowered = std::move(lowered.program);
+    c.tile = std::move(lowered.tile);
     c.planned_bytes = lowered.planned_bytes;
     c.bounds = lowered.bounds;
     c.handoff = handoffs[i];
-    c.first_op = static_cast<std::uint32_t>(out.program.ops.size());
-    c.ops_per_instance = static_cast<std::uint32_t>(lowered.program.ops.size());
-    for (std::int64_t r = 0; r < l.repeat; ++r)
-      link_instance(out.program, lowered.program, static_cast<std::uint32_t>(i), chip,
-                    opt.layer_overlap);
-    c.ops = static_cast<std::uint32_t>(out.program.ops.size()) - c.first_op;
     out.layers.push_back(std::move(c));
   }
+  return out;
+}
+
+Program link(const models::TpuChipConfig& chip, const CompiledWorkload& c,
+             std::vector<std::uint32_t>* first_op) {
+  Program out;
+  out.instances = 0;
+  size_t ops = 0;
+  for (const auto& l : c.layers) ops += l.lowered.ops.size() * static_cast<size_t>(l.layer.repeat);
+  out.ops.reserve(ops);
+  if (first_op) first_op->clear();
+  for (size_t i = 0; i < c.layers.size(); ++i) {
+    if (first_op) first_op->push_back(static_cast<std::uint32_t>(out.ops.size()));
+    for (std::int64_t r = 0; r < c.layers[i].layer.repeat; ++r)
+      link_instance(out, c.layers[i].lowered, static_cast<std::uint32_t>(i), chip, c.layer_overlap);
+  }
+  if (first_op) first_op->push_back(static_cast<std::uint32_t>(out.ops.size()));
   return out;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
-// The compiler as a stage: compile(chip, layers, mapping) lowers every layer once and links the
-// lowered layers into one op graph for the whole workload (one instance per layer repeat), run
-// by one sc_start. The linker orders instances only by their data and VMEM buffers:
+// The compiler as a stage: compile(chip, layers, mapping) lowers every layer once (with its
+// tiles and bounds: all that simrun --plan prints), and link() joins the lowered layers into one
+// op graph for the whole workload (one instance per layer repeat), run by one sc_start. The
+// linker orders instances only by their data and VMEM buffers:
 //  * an op that reads the layer's input (Operand::kInput), and any other op with no dependency
 //    that is not a weight load, waits for the previous instance to finish (its output tensor
 //    is complete only then);
@@ -22,25 +23,29 @@
 
 namespace systole::workloads {
 
-/// One workload layer as compiled: its mapping and bounds, and where its ops sit.
+/// One workload layer as compiled: its mapping, bounds and the program of one instance.
 struct CompiledLayer {
   Layer layer;                      ///< as run (after epilogue fusion)
+  models::Program lowered;          ///< one instance
   std::string tile;                 ///< the tiling, for people
   std::uint64_t planned_bytes = 0;  ///< HBM bytes one instance moves
   LayerBounds bounds;               ///< of one instance
   Handoff handoff;
-  std::uint32_t first_op = 0, ops = 0;  ///< the ops of all its instances, contiguous
-  std::uint32_t ops_per_instance = 0;
 };
 
 struct CompiledWorkload {
-  models::Program program;
   std::vector<CompiledLayer> layers;
+  bool layer_overlap = true;
 };
 
-/// Lowers and links `layers` (already fused). Throws WorkloadError when a layer fits nowhere.
+/// Lowers `layers` (already fused). Throws WorkloadError when a layer fits nowhere.
 CompiledWorkload compile(const models::TpuChipConfig& chip, const std::vector<Layer>& layers,
                          const MappingOptions& opt);
+
+/// The whole workload's program: every layer's instances linked in order. `first_op[l]` is
+/// where layer l's ops begin (they are contiguous; one more entry marks the end).
+models::Program link(const models::TpuChipConfig& chip, const CompiledWorkload& c,
+                     std::vector<std::uint32_t>* first_op = nullptr);
 
 /// Appends one instance of a lowered layer to `whole` (whose `instances` counts those linked so
 /// far: start from 0), linked to the instance before it as described above.

@@ -15,10 +15,10 @@ struct LayerCounts {
   std::uint64_t hbm = 0, cmem = 0, vmem = 0;  // bytes: DMA to/from HBM and CMEM; VMEM side
 };
 
-LayerCounts count(const Program& p, const workloads::CompiledLayer& l) {
+/// Ops and bytes of all the layer's instances.
+LayerCounts count(const workloads::CompiledLayer& l) {
   LayerCounts c;
-  for (std::uint32_t i = l.first_op; i < l.first_op + l.ops; ++i) {
-    const Op& op = p.ops[i];
+  for (const Op& op : l.lowered.ops) {
     switch (op.kind) {
       case OpKind::kLoad:
       case OpKind::kStore:
@@ -36,6 +36,8 @@ LayerCounts count(const Program& p, const workloads::CompiledLayer& l) {
         break;
     }
   }
+  const auto r = static_cast<std::uint64_t>(l.layer.repeat);
+  for (auto* v : {&c.loads, &c.stores, &c.matmuls, &c.vector, &c.hbm, &c.cmem, &c.vmem}) *v *= r;
   return c;
 }
 
@@ -52,7 +54,7 @@ std::string TpuChipSystem::plan(const workloads::Workload& w) const {
   LayerCounts total;
   double roofline = 0;
   for (const auto& l : c.layers) {
-    const LayerCounts n = count(c.program, l);
+    const LayerCounts n = count(l);
     const auto rep = static_cast<double>(l.layer.repeat);
     const auto& b = l.bounds;
     rows.push_back({l.layer.name, workloads::layer_op_name(l.layer.op), l.layer.shape(),

@@ -90,10 +90,10 @@ namespace {
 
 /// Bytes each layer's DMA ops move to and from HBM (memory 0) and CMEM (1), as the memories see
 /// them (pieces rounded up to the DMA granule).
-std::vector<std::array<std::uint64_t, 2>> memory_bytes(const workloads::CompiledWorkload& c,
+std::vector<std::array<std::uint64_t, 2>> memory_bytes(const Program& p, size_t layers,
                                                        const DmaConfig& dma) {
-  std::vector<std::array<std::uint64_t, 2>> out(c.layers.size(), {0, 0});
-  for (const Op& op : c.program.ops)
+  std::vector<std::array<std::uint64_t, 2>> out(layers, {0, 0});
+  for (const Op& op : p.ops)
     if (op.kind == OpKind::kLoad || op.kind == OpKind::kStore)
       out[op.layer][op.memory == 0 ? 0 : 1] += DmaModule::memory_transfer(op, dma, 0).bytes();
   return out;
@@ -126,8 +126,10 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
   const double peak = static_cast<double>(chip.peak_macs_per_cycle());
   const auto n_layers = static_cast<std::uint32_t>(prog.layers.size());
   const double start_ps = static_cast<double>(sc_core::sc_time_stamp().value());
-  top.run(prog.program, n_layers);
-  const auto bytes = memory_bytes(prog, chip.dma);
+  std::vector<std::uint32_t> first_op;
+  const Program program = workloads::link(chip, prog, &first_op);
+  top.run(program, n_layers);
+  const auto bytes = memory_bytes(program, n_layers, chip.dma);
 
   std::int64_t total_cycles = 0;
   std::uint64_t total_macs = 0, total_hbm = 0;
@@ -140,7 +142,7 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
     const workloads::CompiledLayer& cl = prog.layers[li];
     const workloads::Layer& l = cl.layer;
     double end_ps = end_before_ps;
-    for (std::uint32_t i = cl.first_op; i < cl.first_op + cl.ops; ++i)
+    for (std::uint32_t i = first_op[li]; i < first_op[li + 1]; ++i)
       end_ps = std::max(end_ps, static_cast<double>(top.board().done_at(i).value()));
     const double elapsed_ps = end_ps - end_before_ps;
     const std::int64_t cycles = to_cycles(end_ps, period_ps) - to_cycles(end_before_ps, period_ps);
