@@ -129,7 +129,7 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
   std::vector<std::uint32_t> first_op;
   const Program program = workloads::link(chip, prog, &first_op);
   top.run(program, n_layers);
-  const auto bytes = memory_bytes(program, n_layers, chip.dma);
+  const auto layer_bytes = memory_bytes(program, n_layers, chip.dma);
 
   std::int64_t total_cycles = 0;
   std::uint64_t total_macs = 0, total_hbm = 0;
@@ -160,7 +160,7 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
     const auto mean_cycles = [&](std::uint64_t n) {
       return static_cast<double>(n) * mxu_ps / n_mxu / period_ps;
     };
-    const std::uint64_t hbm_bytes = bytes[li][0], cmem_bytes = bytes[li][1];
+    const std::uint64_t hbm_bytes = layer_bytes[li][0], cmem_bytes = layer_bytes[li][1];
     std::uint64_t lane_ops = 0;
     double vpu_busy_ps = 0;
     for (const auto& v : top.vpus()) {
