@@ -19,7 +19,7 @@ std::uint64_t MxuModule::now_cycle_ceil() const {
 }
 
 void MxuModule::begin_run(std::uint32_t layers) {
-  layers_mxu_.assign(layers, MxuCounters{});
+  layers_mxu_.assign(std::max<std::uint32_t>(1, layers), MxuCounters{});
   run_start_ = now_cycle_ceil();
   timeline_.settle(run_start_, layers_mxu_.at(0));
 }

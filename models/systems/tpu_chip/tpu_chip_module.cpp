@@ -54,6 +54,7 @@ sc_core::sc_time TpuChipModule::run(const Program& program, std::uint32_t layers
   for (std::uint32_t i = 0; i < program.ops.size(); ++i) {
     const auto u = program.ops[i].unit;
     SYSTOLE_ASSERT(u < units_.size(), "op on a unit the chip does not have");
+    SYSTOLE_ASSERT(program.ops[i].layer < layers, "op of a layer the program does not have");
     units_[u]->enqueue(i);
   }
   for (auto* u : units_) u->kick(layers);
