@@ -1,5 +1,7 @@
 #include "models/mxu/mxu_module.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "sim/core/error.h"
