@@ -2,8 +2,11 @@
 // from HDF5 obey the analytical bounds.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
+#include <vector>
 
 #include "sim/config/node.h"
 #include "sim/stats/results_file.h"
@@ -35,6 +38,125 @@ workload:
     - {name: a, m: 256, n: 512, k: 384}
     - {name: b, m: 8, n: 1024, k: 1024}
 )";
+
+// Upper bounds on a design point's cycles. A run takes no longer than all of its work done one
+// piece after another, nothing overlapped: the MXU ops of a reference schedule of each layer,
+// each as if alone on an idle array; the vector work; the bytes the mapping moves through HBM
+// and CMEM at the slowest rate their timings allow; per layer instance the latencies that
+// double-buffered tiles cannot hide (per attention head too). A model that overlaps any of these is
+// faster, whatever it overlaps (layers included); one 10x too slow is not. (A mapping whose MXU ops
+// take longer than the plain reference schedule below is itself too slow.) Every number is the TPU
+// v4 preset's (configs/presets/tpuv4_chip.yaml and the schema defaults it spells out,
+// models/*/README.md); none is read off a simulated result. The bounds sit 2-7x above today's
+// runs: the memory floors are worst cases of the access pattern, not typical rates.
+
+/// The hardware of a design point: what the sweeps vary.
+struct Chip {
+  double rows = 128, cols = 128;  // MXU array
+  double hbm_peak = 1.2288e12;    // B/s: 4 stacks x 8 channels x 128 bit x 2.4 Gb/s (auto)
+};
+
+constexpr double kClock = 1.05e9;  // Hz
+constexpr double kMxus = 2 * 4;    // TensorCores x MXUs per core
+// HBM (bank model, hbm2 timings in tCK, models/hbm/README.md). A request is at most a 256 B
+// block on one channel and row (interleave 256 B), 8 bursts of 32 B: 16 tCK at the full rate.
+// At worst every block is a row miss in the same bank as the one before it, bursts spaced at
+// tCCD_L (4, same bank group): a read block takes ACT, tRCD 17, 8 reads 28 apart, tRTP 6, tRP 17
+// = 68 tCK; a written one tRCD_WR 14 + 28 + tCWL 6 + tBL 2 + tWR 19 + tRP 17 = 86 tCK (its bus
+// turnarounds, 15 and 18 tCK, fall inside that). Refresh takes tRFC 312 of every tREFI 4680:
+// 16 / 86 x (1 - 312 / 4680) = 0.174 of the peak per pseudo-channel. The timings are in tCK, so
+// this holds at any data rate (hbm.bandwidth sets the data rate); the 256 B blocks of a tensor
+// spread over the 64 pseudo-channels (channel and pseudo-channel are the lowest address fields
+// above the block, XORed with the bits above them: address_hash xor).
+constexpr double kHbmFloor = 0.17;
+// CMEM (sram defaults: 64 banks of 64 B, 2.4 TB/s): a DMA request moves at least 512 B (the
+// granule), 8 consecutive banks; if every request of a transfer hit the same 8 banks it would
+// still get 8/64 of the peak. (VMEM's side is never slower: a 512 B request is one of its 32
+// banks, 26 TB/s / 32 = 0.81 TB/s per core, above 0.17 x 2.4 TB/s and 2.4 TB/s / 8.)
+constexpr double kCmemFloor = 2.4e12 / 8;  // B/s
+// Per chain of dependent work (a layer instance; an attention head's query block), the
+// latencies of its first load and its last store through HBM and of one CMEM write and read;
+// double-buffered tiles hide the latency of every step in between (each moves and computes for
+// longer than the latency). An HBM trip: DMA setup 10 ns + the DRAM's first access at worst (a
+// refresh about to start: close the rows, tRAS 40 + tRP 17, refresh, tRFC 312, then tRCD 17 +
+// tCL 17 + a burst 2: 405 tCK of 0.833 ns at 2.4 Gb/s, 337.5 ns) + the fixed 500 ns after it
+// (hbm.latency). A CMEM trip: setup 10 ns + 50 ns (cmem.latency). 2 x 847.5 + 2 x 60 = 1815 ns:
+// 1,906 cycles at 1050 MHz.
+constexpr double kLatencyCycles =
+    (2 * (10e-9 + 405 / 1.2e9 + 500e-9) + 2 * (10e-9 + 50e-9)) * kClock;
+
+/// One weight-stationary MXU op alone on an idle array: T rows streamed past a K x N weight
+/// block in F = ceil(K / R) ceil(N / C) folds takes R + (F - 1) max(T, R) + T + R + n_F - 2
+/// cycles (models/mxu/README.md), at most F max(T, R) + 2R + C.
+double isolated_op(double t, double k, double n, const Chip& c) {
+  return std::ceil(k / c.rows) * std::ceil(n / c.cols) * std::max(t, c.rows) + 2 * c.rows + c.cols;
+}
+
+/// The MXU cycles of one instance of layer row `i` in a reference schedule, from its shape
+/// (workloads/ir/layer.cpp, Layer::shape). A GEMM (batch folded into M) or a convolution (its
+/// implicit-im2col GEMM per group: M = images x output pixels, from the MACs; K = C/G x R x S;
+/// N = filters/G): rows in blocks of up to 1024 (a block's fp32 sums fit an MXU's 4096
+/// accumulator rows twice), one op per (group, row block, C-column tile) over all of K, the ops
+/// spread evenly over the 8 MXUs. Attention: per batch, head and block of up to 1024 queries a
+/// chain over blocks of up to 1024 keys, QK^T then PV, one op after another on one MXU, nothing
+/// in parallel, each chain with its own kLatencyCycles. Vector-only layers (depthwise
+/// convolutions included): none.
+double reference_mxu_cycles(const stats::Table& l, size_t i, const Chip& c) {
+  if (l.get_number(i, "mxu_macs") == 0) return 0;
+  const std::string op = l.get_string(i, "op"), shape = l.get_string(i, "shape");
+  INFO("layer " << l.get_string(i, "layer") << ": " << op << " " << shape);
+  const auto spread = [&](double groups, double m, double k, double n) {
+    const double block = std::min(m, 1024.0);
+    const double ops = groups * std::ceil(m / block) * std::ceil(n / c.cols);
+    return std::ceil(ops / kMxus) * isolated_op(block, k, c.cols, c);
+  };
+  double b = 1, m = 0, n = 0, k = 0;
+  if (op == "gemm") {  // "MxNxK" or "Bx(MxNxK)"
+    if (std::sscanf(shape.c_str(), "%lfx(%lfx%lfx%lf)", &b, &m, &n, &k) != 4) {
+      b = 1;
+      REQUIRE(std::sscanf(shape.c_str(), "%lfx%lfx%lf", &m, &n, &k) == 3);
+    }
+    return spread(1, b * m, k, n);
+  }
+  if (op == "conv2d") {  // "NxHxWxC kK RxS[/stride][ gG]"
+    double h = 0, w = 0, ch = 0, r = 0, s = 0, g = 1;
+    REQUIRE(std::sscanf(shape.c_str(), "%lfx%lfx%lfx%lf k%lf %lfx%lf", &b, &h, &w, &ch, &k, &r,
+                        &s) == 7);
+    if (const auto at = shape.find(" g"); at != std::string::npos)
+      g = std::stod(shape.substr(at + 2));
+    const double depth = ch / g * r * s, filters = k / g;
+    m = l.get_number(i, "mxu_macs") / l.get_number(i, "repeat") / (g * depth * filters);
+    REQUIRE(m == std::floor(m));
+    return spread(g, m, depth, filters);
+  }
+  REQUIRE(op == "attention");  // "bB hH/KVH qQ kvS dD[ causal]"
+  double h = 0, kvh = 0, q = 0, kv = 0, d = 0;
+  REQUIRE(std::sscanf(shape.c_str(), "b%lf h%lf/%lf q%lf kv%lf d%lf", &b, &h, &kvh, &q, &kv, &d) ==
+          6);
+  const double qb = std::min(q, 1024.0), kb = std::min(kv, 1024.0);
+  const double step = isolated_op(qb, d, kb, c) + isolated_op(qb, kb, d, c);
+  return b * h * std::ceil(q / qb) * (std::ceil(kv / kb) * step + kLatencyCycles);
+}
+
+/// Layer row `i` done one piece after another, in cycles: per instance its reference MXU ops
+/// and kLatencyCycles; its vector work (vector_bound_cycles: lane operations over both cores'
+/// 1024 lanes) x 4: x 2 for all of it on one TensorCore, x 2 for each op's ceil and 2-cycle
+/// latency (at most doubling an op of 3 or more lane-cycles; the smallest vector op here is a
+/// 24-row tile of MobileNetV2's 49 x 160 residual add, 3,840 lane operations); its HBM and CMEM
+/// bytes at the floors above.
+double serial_bound(const stats::Table& l, size_t i, const Chip& c) {
+  return l.get_number(i, "repeat") * (reference_mxu_cycles(l, i, c) + kLatencyCycles) +
+         4 * l.get_number(i, "vector_bound_cycles") +
+         l.get_number(i, "hbm_bytes") / (kHbmFloor * c.hbm_peak / kClock) +
+         l.get_number(i, "cmem_bytes") / (kCmemFloor / kClock);
+}
+
+/// The serialised bound of a whole run: every layer's, added up.
+double serial_bound(const stats::Table& l, const Chip& c) {
+  double sum = 0;
+  for (size_t i = 0; i < l.rows().size(); ++i) sum += serial_bound(l, i, c);
+  return sum;
+}
 
 /// The layers (YAML list items) on the TPU v4 preset at system.mapping.fusion epilogue, then
 /// none: the two points' results.
@@ -74,6 +196,7 @@ TEST_CASE("GEMM shapes on TPU v4: results obey the compute and HBM bounds", "[e2
     const double bw = parse_bandwidth(a.at("system.chip.hbm.bandwidth"));
     const double peak_macs = 2 * 4 * rows * cols;  // TensorCores x MXUs x PEs
     const double bytes_per_cycle = bw / 1.05e9;
+    const Chip chip{rows, cols, bw};
     REQUIRE(p.layers.rows().size() == kShapes.size());
     for (size_t i = 0; i < p.layers.rows().size(); ++i) {
       const std::string name = p.layers.get_string(i, "layer");
@@ -90,6 +213,11 @@ TEST_CASE("GEMM shapes on TPU v4: results obey the compute and HBM bounds", "[e2
         CHECK(cycles <= 1.10 * compute);  // TPU v4 runs a large square GEMM near peak
       }
     }
+    // The run, layers overlapped or not, within its serialised bound (serial_bound above).
+    const double run = p.layers.get_number(p.layers.rows().size() - 1, "end_cycle");
+    const double bound = serial_bound(p.layers, chip);
+    INFO("point " << p.id << ": " << run << " cycles, serialised bound " << bound);
+    CHECK(run <= bound);
   }
   REQUIRE(saw_v4);
 
@@ -118,6 +246,10 @@ TEST_CASE("simrun configs/tpuv4.yaml: zoo networks, every layer above its roofli
   REQUIRE(points.size() == 16);  // 4 networks x 2 batch sizes x 2 MXU sizes
   for (const auto& p : points) {
     REQUIRE(p.ok());
+    std::map<std::string, std::string> a(p.assignments.begin(), p.assignments.end());
+    Chip chip;  // the preset's HBM (1.2288 TB/s), the swept array
+    chip.rows = std::stod(a.at("system.chip.mxu.rows"));
+    chip.cols = std::stod(a.at("system.chip.mxu.cols"));
     for (size_t i = 0; i < p.layers.rows().size(); ++i) {
       const double cycles = static_cast<double>(p.layers.get_int(i, "cycles"));
       INFO("point " << p.id << " layer " << p.layers.get_string(i, "layer"));
@@ -127,6 +259,12 @@ TEST_CASE("simrun configs/tpuv4.yaml: zoo networks, every layer above its roofli
       const bool on_mxu = p.layers.get_number(i, "mxu_macs") >= p.layers.get_number(i, "macs");
       CHECK((on_mxu || p.layers.get_string(i, "op") == "conv2d"));  // depthwise: vector unit
     }
+    // The whole network, layers overlapped or not, within its serialised bound (serial_bound).
+    const double run = p.layers.get_number(p.layers.rows().size() - 1, "end_cycle");
+    const double bound = serial_bound(p.layers, chip);
+    INFO("point " << p.id << " (" << p.label << "): " << run << " cycles, serialised bound "
+                  << bound);
+    CHECK(run <= bound);
   }
   CHECK(stats::read_meta(dir.file("zoo.h5")).experiment_name == "tpuv4-zoo");
 }
@@ -160,6 +298,9 @@ TEST_CASE("simrun writes an operation trace when asked", "[e2e]") {
     }
   }
   CHECK(matmul_bytes > 0);
+  // Two small layers, where the per-chain latencies weigh most: within the serialised bound.
+  INFO(total << " cycles, serialised bound " << serial_bound(points[0].layers, Chip{}));
+  CHECK(static_cast<double>(total) <= serial_bound(points[0].layers, Chip{}));
   // Every byte the DMA engines moved went through HBM or CMEM (staged GEMM operands).
   const auto& mem = points[0].units.at(2);
   REQUIRE(mem.name() == "memory");

@@ -108,6 +108,89 @@ void run_until_done(const std::vector<std::unique_ptr<PeArrayModule>>& arrays,
   if (!done()) FAIL("the PE arrays did not finish");
 }
 
+/// PE arrays on one clock, each fed a sequence of jobs, beside the fold-level model's schedule
+/// of every job (MxuPipeline, the array's jobs in submission order).
+class FoldBench {
+ public:
+  /// Adds an R x C array of `cfg`; returns its index.
+  size_t add(const MxuConfig& cfg) {
+    arrays_.push_back(
+        std::make_unique<PeArrayModule>(fmt::format("pe{}", arrays_.size()).c_str(), cfg, kPeriod));
+    arrays_.back()->clk(clk_);
+    feeds_.emplace_back(cfg);
+    return arrays_.size() - 1;
+  }
+  /// Queues `j` on array `a` and records the fold-level schedule of it.
+  void submit(size_t a, PeJob j) {
+    Feed& f = feeds_[a];
+    f.isolated.push_back(f.jobs.empty() || j.ready >= f.last_end);
+    f.expect.push_back(f.pipe.issue(j.m, j.k, j.n, j.ready));
+    f.last_end = std::max(f.last_end, f.expect.back().end);
+    f.jobs.push_back(j);
+    arrays_[a]->submit(std::move(j));
+  }
+  const MxuConfig& config(size_t a) const { return feeds_[a].cfg; }
+  /// When the fold-level model says array `a`'s jobs so far have all left the array.
+  std::uint64_t last_end(size_t a) const { return feeds_[a].last_end; }
+
+  struct Counts {
+    int cases = 0, isolated = 0;
+    std::uint64_t pe_updates = 0;
+  };
+  /// Runs every array to the end of its jobs, then checks each job: its start, first vector,
+  /// last fold, stream end and end equal MxuPipeline's; one that met an idle array starts at
+  /// its ready cycle and costs MxuTiming::matmul alone; its numbers equal the reference matmul.
+  Counts run_and_check(std::uint64_t max_cycles) {
+    run_until_done(arrays_, max_cycles);
+    Counts n;
+    for (size_t a = 0; a < arrays_.size(); ++a) {
+      const Feed& f = feeds_[a];
+      INFO("array " << f.cfg.rows << "x" << f.cfg.cols << " " << dataflow_name(f.cfg.dataflow)
+                    << " " << dtype_name(f.cfg.input_type));
+      REQUIRE(arrays_[a]->error().empty());
+      auto results = arrays_[a]->results();
+      REQUIRE(results.size() == f.jobs.size());
+      std::sort(results.begin(), results.end(),
+                [](const auto& p, const auto& q) { return p.id < q.id; });
+      const MxuTiming timing(f.cfg);
+      for (size_t i = 0; i < results.size(); ++i) {
+        const PeJob& j = f.jobs[i];
+        const PeResult& r = results[i];
+        const OpSchedule& s = f.expect[i];
+        INFO("job " << i << ": " << j.m << "x" << j.k << "x" << j.n << " ready " << j.ready);
+        REQUIRE(r.start == s.start);
+        REQUIRE(r.first_stream == s.first_stream);
+        REQUIRE(r.last_fold == s.last_fold);
+        REQUIRE(r.stream_end == s.stream_end);
+        REQUIRE(r.end == s.end);
+        if (f.isolated[i]) {  // an idle array: the op's cost alone
+          REQUIRE(r.start == j.ready);
+          REQUIRE(r.end - r.start == timing.matmul(j.m, j.k, j.n).total.value());
+          ++n.isolated;
+        }
+        check_numbers(f.cfg, j, r);
+        ++n.cases;
+      }
+      n.pe_updates += arrays_[a]->array().pe_updates();
+    }
+    return n;
+  }
+
+ private:
+  struct Feed {
+    explicit Feed(const MxuConfig& c) : cfg(c), pipe(c) {}
+    MxuConfig cfg;
+    MxuPipeline pipe;
+    std::vector<PeJob> jobs;
+    std::vector<OpSchedule> expect;
+    std::vector<char> isolated;  // submitted to an idle array
+    std::uint64_t last_end = 0;
+  };
+  sc_core::sc_clock clk_{"clk", kPeriod};
+  std::vector<std::unique_ptr<PeArrayModule>> arrays_;
+  std::vector<Feed> feeds_;
+};
+
 /// A dimension that stresses fold edges: tiny, a multiple of the array size +-1, or uniform.
 std::uint32_t dim(std::mt19937_64& rng, std::int64_t unit, std::uint32_t cap) {
   std::uniform_int_distribution<int> kind(0, 2), tiny(1, 3), mult(1, 3), off(-1, 1);
@@ -139,26 +222,14 @@ TEST_CASE("PE-level and fold-level cycles are equal on 1000+ random cases", "[sc
   constexpr int kJobsPerArray = 20;
   std::mt19937_64 rng(20260611);  // fixed seed
 
-  sc_core::sc_clock clk("clk", kPeriod);
-  std::vector<std::unique_ptr<PeArrayModule>> arrays;
-  std::vector<MxuConfig> cfgs;
-  std::vector<std::vector<PeJob>> jobs;
-  std::vector<std::vector<OpSchedule>> expect;
-  std::vector<std::vector<char>> isolated;
+  FoldBench bench;
   int type_index = 0;
   for (const auto& [rows, cols] : shapes)
     for (Dataflow d : flows) {
-      const MxuConfig cfg = array(rows, cols, d, types[type_index++ % 4]);
-      arrays.push_back(std::make_unique<PeArrayModule>(
-          fmt::format("pe_{}x{}_{}", rows, cols, dataflow_name(d)).c_str(), cfg, kPeriod));
-      arrays.back()->clk(clk);
-      cfgs.push_back(cfg);
-      MxuPipeline pipe(cfg);
-      jobs.emplace_back();
-      expect.emplace_back();
-      isolated.emplace_back();
+      const size_t a = bench.add(array(rows, cols, d, types[type_index++ % 4]));
+      const MxuConfig cfg = bench.config(a);
       const std::uint32_t cap = rows * cols < 4 ? 16 : 64;
-      std::uint64_t ready = 0, last_end = 0;
+      std::uint64_t ready = 0;
       std::uniform_int_distribution<int> policy(0, 9), gap(0, 30), back(0, 20);
       for (int i = 0; i < kJobsPerArray; ++i) {
         const int p = policy(rng);
@@ -168,58 +239,54 @@ TEST_CASE("PE-level and fold-level cycles are equal on 1000+ random cases", "[sc
         } else if (p < 7) {  // arrives while the previous job still runs, or a little later
           ready += static_cast<std::uint64_t>(gap(rng));
         } else {  // arrives after the array has drained: an isolated matmul
-          ready = last_end + static_cast<std::uint64_t>(gap(rng) % 4);
+          ready = bench.last_end(a) + static_cast<std::uint64_t>(gap(rng) % 4);
         }
         const std::uint32_t m =
             dim(rng, cfg.dataflow == Dataflow::kInputStationary ? cols : rows, cap);
         const std::uint32_t k = dim(rng, rows, cap);
         const std::uint32_t n = dim(rng, cols, cap);
-        jobs.back().push_back(random_job(cfg.input_type, m, k, n, ready, rng));
-        isolated.back().push_back(i == 0 || ready >= last_end);
-        expect.back().push_back(pipe.issue(m, k, n, ready));
-        last_end = std::max(last_end, expect.back().back().end);
-        arrays.back()->submit(jobs.back().back());
+        bench.submit(a, random_job(cfg.input_type, m, k, n, ready, rng));
       }
     }
 
-  run_until_done(arrays, 1u << 22);
+  const FoldBench::Counts n = bench.run_and_check(1u << 22);
+  CHECK(n.cases >= 1000);
+  CHECK(n.isolated >= 200);
+  WARN(n.cases << " cases (" << n.isolated << " isolated), " << n.pe_updates << " PE updates, "
+               << sc_core::sc_time_stamp().value() / kPeriod.value() << " cycles simulated");
+}
 
-  int cases = 0, isolated_cases = 0;
-  std::uint64_t pe_updates = 0;
-  for (size_t a = 0; a < arrays.size(); ++a) {
-    const MxuConfig& cfg = cfgs[a];
-    INFO("array " << cfg.rows << "x" << cfg.cols << " " << dataflow_name(cfg.dataflow) << " "
-                  << dtype_name(cfg.input_type));
-    REQUIRE(arrays[a]->error().empty());
-    auto results = arrays[a]->results();
-    REQUIRE(results.size() == kJobsPerArray);
-    std::sort(results.begin(), results.end(),
-              [](const auto& p, const auto& q) { return p.id < q.id; });
-    const MxuTiming timing(cfg);
-    for (size_t i = 0; i < results.size(); ++i) {
-      const PeJob& j = jobs[a][i];
-      const PeResult& r = results[i];
-      const OpSchedule& s = expect[a][i];
-      INFO("job " << i << ": " << j.m << "x" << j.k << "x" << j.n << " ready " << j.ready);
-      REQUIRE(r.start == s.start);
-      REQUIRE(r.first_stream == s.first_stream);
-      REQUIRE(r.last_fold == s.last_fold);
-      REQUIRE(r.stream_end == s.stream_end);
-      REQUIRE(r.end == s.end);
-      if (isolated[a][i]) {  // an idle array: the op's cost alone
-        REQUIRE(r.start == j.ready);
-        REQUIRE(r.end - r.start == timing.matmul(j.m, j.k, j.n).total.value());
-        ++isolated_cases;
-      }
-      check_numbers(cfg, j, r);
-      ++cases;
+TEST_CASE("PE-level and fold-level agree on the 128x128 TPU v4 array on shapes that fold",
+          "[sc][mxu][property]") {
+  // The array of configs/presets/tpuv4_chip.yaml (128x128), each dataflow with bf16 (the
+  // preset's type) and int8, three jobs per array: the first meets an idle array (MxuTiming's
+  // cost alone), the second arrives while the first runs and the third is ready from cycle 0,
+  // queued behind both (MxuPipeline's recurrence across ops). No dimension is a multiple of
+  // 128, so every fold block has a partial edge; the first job's m, k and n all exceed 128
+  // (two or three folds along each stationary dimension), the others' may be below 128 too
+  // (streamed T < R exposes the tile loads). Dimensions up to 300: an op is at most 9 folds of
+  // at most 300 vectors, about R + 8 x 300 + 300 + 2R = 3,084 cycles alone; 18 jobs, at most
+  // about 56,000 array-cycles of 16,384 PEs (this seed: 16,156; 4.4 s on the 2-core VM).
+  std::mt19937_64 rng(20260612);  // fixed seed
+  const auto draw = [&](std::uint32_t lo) {
+    std::uniform_int_distribution<std::uint32_t> d(lo, 300);
+    for (;;)
+      if (const std::uint32_t v = d(rng); v % 128 != 0) return v;
+  };
+  FoldBench bench;
+  for (Dataflow d :
+       {Dataflow::kWeightStationary, Dataflow::kOutputStationary, Dataflow::kInputStationary})
+    for (DataType t : {DataType::kBf16, DataType::kInt8}) {
+      const size_t a = bench.add(array(128, 128, d, t));
+      bench.submit(a, random_job(t, draw(129), draw(129), draw(129), 0, rng));
+      std::uniform_int_distribution<std::uint64_t> during(1, bench.last_end(a) - 1);
+      bench.submit(a, random_job(t, draw(2), draw(2), draw(2), during(rng), rng));
+      bench.submit(a, random_job(t, draw(2), draw(2), draw(2), 0, rng));
     }
-    pe_updates += arrays[a]->array().pe_updates();
-  }
-  CHECK(cases >= 1000);
-  CHECK(isolated_cases >= 200);
-  WARN(cases << " cases (" << isolated_cases << " isolated), " << pe_updates << " PE updates, "
-             << sc_core::sc_time_stamp().value() / kPeriod.value() << " cycles simulated");
+  const FoldBench::Counts n = bench.run_and_check(1u << 16);
+  CHECK(n.cases == 18);
+  WARN(n.cases << " cases (" << n.isolated << " isolated), " << n.pe_updates << " PE updates, "
+               << sc_core::sc_time_stamp().value() / kPeriod.value() << " cycles simulated");
 }
 
 TEST_CASE("PE-level golden cycles of small cases", "[sc][mxu][golden]") {
