@@ -22,7 +22,7 @@ enum class OpKind : std::uint8_t {
 const char* op_kind_name(OpKind k);
 
 /// What a DMA or matmul op touches of its layer's tensors: the cross-layer rules of the linker
-/// (workloads/lowering/link.h) follow it.
+/// (workloads/lowering/compile.h) follow it.
 enum class Operand : std::uint8_t {
   kNone,    ///< intermediate data of the layer (partial sums, staged copies, results)
   kInput,   ///< reads the layer's input activations: waits for the instance that produced them

@@ -63,7 +63,6 @@ class UnitModule : public sc_core::sc_module {
   virtual void begin_run(std::uint32_t /*layers*/) {}
   UnitCounters& counters(std::uint32_t layer) { return layers_[layer]; }
   const Scoreboard& board() const { return board_; }
-  Scoreboard& board() { return board_; }
 
  private:
   void run();

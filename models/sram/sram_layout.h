@@ -21,7 +21,6 @@ class SramLayout {
   std::uint64_t slot(std::size_t i, std::int64_t copy) const;
   /// Bytes of one slot of buffer `i`.
   std::uint64_t bytes(std::size_t i) const { return buffers_.at(i).bytes; }
-  std::size_t buffers() const { return buffers_.size(); }
   std::uint64_t used() const { return used_; }
   /// Throws WorkloadError "<owner> does not fit <sram>: <buffers> need <used>, it has <cap>".
   void check(const std::string& owner) const;

@@ -34,6 +34,11 @@ class ProgramBuilder {
   /// returns its base.
   std::uint64_t reserve_hbm(std::uint64_t bytes);
   std::uint32_t vector(std::int64_t core, std::uint64_t lane_ops, std::uint64_t bytes, Deps deps);
+  /// Marks op `id` as reading the layer's input (or a weight) for the linker; returns `id`.
+  std::uint32_t reads(std::uint32_t id, models::Operand what) {
+    prog_.ops[id].operand = what;
+    return id;
+  }
 
   /// Ends a step: the ops emitted since `begin` that nothing depends on become the barrier of
   /// the ops emitted from now on without dependencies.

@@ -151,18 +151,17 @@ class CoreGemm {
           if (tr.a_reuse > 1) a_mem = models::DmaDescriptor::linear(a_mem.addr, a_bytes);
           std::uint32_t a = ~0u;
           if (tr.a_in_cmem) {  // the layer before left A in CMEM, row-major
-            a = b_.load(core_, a_bytes, free_slot,
-                        row_major_tile(0, hbm.K, m0 + mt, kt, tm, tk, eb), vmem_.slot(va_, slot),
-                        1);
-            b_.program().ops[a].operand = models::Operand::kInput;
+            a = b_.reads(b_.load(core_, a_bytes, free_slot,
+                                 row_major_tile(0, hbm.K, m0 + mt, kt, tm, tk, eb),
+                                 vmem_.slot(va_, slot), 1),
+                         models::Operand::kInput);
           } else if (!tr.resident) {
             a = load_a(m0 + mt, kt, tm, tk, a_bytes, free_slot, a_mem, vmem_.slot(va_, slot));
           }
           const std::uint32_t bt =
-              b_.load(core_, static_cast<std::uint64_t>(tk * tn) * eb, free_slot,
-                      hbm.tile(hbm.b, hbm.N, kt, n0 + nt, tk, tn), vmem_.slot(vb_, slot));
-          b_.program().ops[bt].operand =
-              tr.b_is_weight ? models::Operand::kWeight : models::Operand::kInput;
+              b_.reads(b_.load(core_, static_cast<std::uint64_t>(tk * tn) * eb, free_slot,
+                               hbm.tile(hbm.b, hbm.N, kt, n0 + nt, tk, tn), vmem_.slot(vb_, slot)),
+                       tr.b_is_weight ? models::Operand::kWeight : models::Operand::kInput);
           copy_a();
           // The previous tile's store goes after this step's prefetch, so an in-order DMA
           // queue never holds the prefetch back behind a store that waits for the MXUs (with
@@ -174,14 +173,13 @@ class CoreGemm {
             epi_loads.clear();
             std::vector<std::uint32_t> free_e;
             if (epi_vec_ != ~0u) free_e.push_back(epi_vec_);
-            for (int i = 0; i < tr.epilogue_inputs; ++i) {
-              epi_loads.push_back(
+            for (int i = 0; i < tr.epilogue_inputs; ++i)
+              epi_loads.push_back(b_.reads(
                   b_.load(core_, static_cast<std::uint64_t>(tm * hbm.stored(tn)) * eb, free_e,
                           hbm.tile(hbm.e + hbm.e_pitch * static_cast<std::uint64_t>(i), hbm.out,
                                    m0 + mt, hbm.stored(n0 + nt), tm, hbm.stored(tn)),
-                          vmem_.slot(ve_, 0) + static_cast<std::uint64_t>(i * tm * tn) * eb));
-              b_.program().ops[epi_loads.back()].operand = models::Operand::kInput;
-            }
+                          vmem_.slot(ve_, 0) + static_cast<std::uint64_t>(i * tm * tn) * eb),
+                  models::Operand::kInput));
           }
           if (kt == k_begin && !first) {  // the partial sums so far, into the free accumulator
             std::vector<std::uint32_t> deps;
@@ -256,7 +254,9 @@ class CoreGemm {
   std::uint32_t load_a(std::int64_t r0, std::int64_t k0, std::int64_t rows, std::int64_t cols,
                        std::uint64_t bytes, const std::vector<std::uint32_t>& free_slot,
                        const models::DmaDescriptor& hbm_mem, std::uint64_t vmem_addr) {
-    if (!stage_.staged(k0)) return input(b_.load(core_, bytes, free_slot, hbm_mem, vmem_addr));
+    if (!stage_.staged(k0))
+      return b_.reads(b_.load(core_, bytes, free_slot, hbm_mem, vmem_addr),
+                      models::Operand::kInput);
     const auto key = std::make_pair(r0, k0);
     const auto cmem = stage_.a_tile(r0, k0, rows, cols, bytes);
     if (stage_.copied.count(key)) {
@@ -266,7 +266,8 @@ class CoreGemm {
       stage_.loaded(cmem.addr, id);
       return id;
     }
-    const std::uint32_t id = input(b_.load(core_, bytes, free_slot, hbm_mem, vmem_addr));
+    const std::uint32_t id =
+        b_.reads(b_.load(core_, bytes, free_slot, hbm_mem, vmem_addr), models::Operand::kInput);
     copy_ = {true, key, id, bytes, cmem, vmem_addr};
     return id;
   }
@@ -280,11 +281,6 @@ class CoreGemm {
     stage_.stored(copy_.cmem.addr, id);
     stage_.copied.insert(copy_.key);
     next_readers_.push_back(id);
-  }
-
-  std::uint32_t input(std::uint32_t load) {
-    b_.program().ops[load].operand = models::Operand::kInput;
-    return load;
   }
 
   /// Emits the pending output-tile store (it frees accumulator buffer `acc`).

@@ -60,10 +60,8 @@ std::string lower_vector(ProgramBuilder& b, const Layer& l, const VectorJob& v, 
       ProgramBuilder::Deps free;
       if (slot_store[slot] != ~0u) free.push_back(slot_store[slot]);
       ProgramBuilder::Deps loads;
-      for (int i = 0; i < v.inputs; ++i) {
-        loads.push_back(b.load(c, u(rows) * in_row * eb, free));
-        b.program().ops[loads.back()].operand = models::Operand::kInput;
-      }
+      for (int i = 0; i < v.inputs; ++i)
+        loads.push_back(b.reads(b.load(c, u(rows) * in_row * eb, free), models::Operand::kInput));
       if (!pending.empty()) {  // store the previous tile behind this tile's prefetch
         slot_store[pending_slot] = store(pending);
         pending.clear();
@@ -155,8 +153,7 @@ std::string lower_flash(ProgramBuilder& b, const Layer& l, const FlashJob& f, bo
       const auto qbuf = static_cast<size_t>(2 * c + q_tiles[static_cast<size_t>(c)]++ % 2);
       ProgramBuilder::Deps qdeps;
       if (q_free[qbuf] != ~0u) qdeps.push_back(q_free[qbuf]);
-      const std::uint32_t q = b.load(c, u(rows * d) * eb, qdeps);
-      b.program().ops[q].operand = models::Operand::kInput;
+      const std::uint32_t q = b.reads(b.load(c, u(rows * d) * eb, qdeps), models::Operand::kInput);
       // The last query position in this tile (query rows are stacked head by head).
       const bool wraps = rows >= a.seq_q || (r0 % a.seq_q) + rows > a.seq_q;
       const std::int64_t max_pos =
@@ -176,9 +173,8 @@ std::string lower_flash(ProgramBuilder& b, const Layer& l, const FlashJob& f, bo
           std::tie(k, v) = loaded[static_cast<size_t>(j0 / bc)];
         } else {
           const ProgramBuilder::Deps& free = kv_resident ? kv_free : readers;
-          k = b.load(c, u(cols * d) * eb, free);
-          v = b.load(c, u(cols * d) * eb, free);
-          b.program().ops[k].operand = b.program().ops[v].operand = models::Operand::kInput;
+          k = b.reads(b.load(c, u(cols * d) * eb, free), models::Operand::kInput);
+          v = b.reads(b.load(c, u(cols * d) * eb, free), models::Operand::kInput);
           if (kv_resident) loaded[static_cast<size_t>(j0 / bc)] = {k, v};
           readers.clear();
         }

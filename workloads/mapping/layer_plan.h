@@ -37,7 +37,7 @@ struct MappingOptions {
   bool cmem_handoff = true;
   /// Layers overlap as far as their data and VMEM buffers allow (the next layer's weights
   /// stream in while the current one computes); false: each layer starts when the one before
-  /// it has finished (link.h).
+  /// it has finished (lowering/compile.h).
   bool layer_overlap = true;
 };
 

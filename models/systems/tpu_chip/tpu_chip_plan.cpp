@@ -49,7 +49,7 @@ std::string cycles(double c) { return with_commas(static_cast<unsigned long long
 }  // namespace
 
 std::string TpuChipSystem::plan(const workloads::Workload& w) const {
-  const workloads::CompiledWorkload& c = compiled(w);
+  const workloads::CompiledWorkload c = compile(w);
   std::vector<std::vector<std::string>> rows;
   LayerCounts total;
   double roofline = 0;

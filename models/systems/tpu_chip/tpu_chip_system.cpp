@@ -75,16 +75,11 @@ std::vector<workloads::Layer> TpuChipSystem::layers(const workloads::Workload& w
   return mapping().fuse_epilogues ? workloads::fuse_epilogues(w.layers) : w.layers;
 }
 
-const workloads::CompiledWorkload& TpuChipSystem::compiled(const workloads::Workload& w) const {
-  if (!compiled_ || compiled_for_ != &w) {
-    compiled_ = std::make_unique<workloads::CompiledWorkload>(
-        workloads::compile(cfg_.chip, layers(w), mapping()));
-    compiled_for_ = &w;
-  }
-  return *compiled_;
+workloads::CompiledWorkload TpuChipSystem::compile(const workloads::Workload& w) const {
+  return workloads::compile(cfg_.chip, layers(w), mapping());
 }
 
-void TpuChipSystem::check(const workloads::Workload& w) const { compiled(w); }
+void TpuChipSystem::check(const workloads::Workload& w) const { compile(w); }
 
 namespace {
 
@@ -110,7 +105,7 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
   for (auto k : {OpKind::kLoad, OpKind::kStore, OpKind::kMatmul, OpKind::kVector})
     res.trace.kinds.push_back(op_kind_name(k));
 
-  const workloads::CompiledWorkload& prog = compiled(w);
+  const workloads::CompiledWorkload prog = compile(w);
   TpuChipModule top("chip", chip, &res.trace);
   // The MXUs of a TensorCore share its VMEM read port (vmem.bandwidth).
   std::vector<std::shared_ptr<VmemPort>> vmem_ports;

@@ -1,11 +1,9 @@
 #pragma once
 // System kind "tpu_chip": one TPU-class chip simulated through SystemC.
 
-#include <memory>
 #include "models/systems/system.h"
 #include "models/systems/tpu_chip/tpu_chip_config.h"
 #include "sim/registry/registry.h"
-
 #include "workloads/lowering/compile.h"
 #include "workloads/mapping/layer_plan.h"
 
@@ -22,13 +20,11 @@ class TpuChipSystem : public System {
   /// The workload's layers as the chip runs them (elementwise layers fused into GEMMs when
   /// system.mapping.fusion is epilogue).
   std::vector<workloads::Layer> layers(const workloads::Workload& w) const;
-  /// The workload compiled for this chip: once per workload (check() and run() share it).
-  const workloads::CompiledWorkload& compiled(const workloads::Workload& w) const;
+  /// The workload compiled for this chip (lowered layer by layer; run() links it).
+  workloads::CompiledWorkload compile(const workloads::Workload& w) const;
 
  private:
   TpuSystemConfig cfg_;
-  mutable std::unique_ptr<workloads::CompiledWorkload> compiled_;
-  mutable const workloads::Workload* compiled_for_ = nullptr;
 };
 
 /// Registers tpu_chip and the component kinds it is built from (mxu, vmem, cmem, hbm, dma).
