@@ -5,14 +5,12 @@
 #include <cstdint>
 
 #include "sim/config/schema.h"
+#include "sim/core/data_type.h"
 
 namespace systole::models {
 
 enum class Dataflow { kWeightStationary, kOutputStationary, kInputStationary };
-enum class DataType { kInt8, kBf16, kFp8E4M3, kFp8E5M2, kFp32, kInt32 };
 const char* dataflow_name(Dataflow d);
-const char* dtype_name(DataType t);
-std::uint32_t dtype_bytes(DataType t);
 
 struct MxuConfig {
   std::int64_t rows = 0;  ///< PE rows (the reduction dimension in weight-stationary)

@@ -8,14 +8,14 @@
 namespace systole::test {
 
 inline models::MxuConfig array(std::int64_t rows, std::int64_t cols, models::Dataflow d,
-                               models::DataType t = models::DataType::kInt8) {
+                               DataType t = DataType::kInt8) {
   models::MxuConfig c;
   c.rows = rows;
   c.cols = cols;
   c.dataflow = d;
   c.input_type = t;
   c.accumulate_type =
-      t == models::DataType::kInt8 ? models::DataType::kInt32 : models::DataType::kFp32;
+      t == DataType::kInt8 ? DataType::kInt32 : DataType::kFp32;
   c.accumulators = 1 << 20;
   return c;
 }

@@ -15,11 +15,11 @@ namespace {
 
 constexpr std::int64_t kMaxDim = 1ll
                                  << 24;  // 16M: far beyond any real layer, keeps MACs in 64 bits
-const std::vector<std::pair<std::string, models::DataType>> kDtypes = {
-    {"bf16", models::DataType::kBf16},
-    {"int8", models::DataType::kInt8},
-    {"fp8_e4m3", models::DataType::kFp8E4M3},
-    {"fp8_e5m2", models::DataType::kFp8E5M2}};
+const std::vector<std::pair<std::string, DataType>> kDtypes = {
+    {"bf16", DataType::kBf16},
+    {"int8", DataType::kInt8},
+    {"fp8_e4m3", DataType::kFp8E4M3},
+    {"fp8_e5m2", DataType::kFp8E5M2}};
 
 // Fields every op has.
 template <class T>
@@ -27,14 +27,14 @@ void common_fields(SchemaOf<T>& b) {
   b.text("name", &T::name, std::string(""), "layer name (defaults to op and index)")
       .text("op", &T::op, std::string("gemm"), "layer operation")
       .integer("repeat", &T::repeat, 1, 1, 1 << 20, "identical layers in a row")
-      .template choice<models::DataType>("dtype", &T::dtype, kDtypes, std::string("bf16"),
+      .template choice<DataType>("dtype", &T::dtype, kDtypes, std::string("bf16"),
                                          "operand type");
 }
 
 struct Base {
   std::string name, op;
   std::int64_t repeat = 1;
-  models::DataType dtype = models::DataType::kBf16;
+  DataType dtype = DataType::kBf16;
 };
 
 struct GemmSpec : Base {
@@ -310,7 +310,7 @@ Workload from_scalesim_csv(const std::string& file, const Node& section, const s
     const auto& s = tl.layer;
     Layer l;
     l.name = s.name;
-    l.dtype = models::DataType::kInt8;
+    l.dtype = DataType::kInt8;
     l.origin = {file, tl.line, 0};
     if (t.gemm) {
       l.op = LayerOp::kGemm;

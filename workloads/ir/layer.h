@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "models/mxu/mxu_config.h"
+#include "sim/core/data_type.h"
 #include "sim/core/error.h"
 
 namespace systole::workloads {
@@ -63,7 +63,7 @@ struct Epilogue {
 struct Layer {
   std::string name;
   LayerOp op = LayerOp::kGemm;
-  models::DataType dtype = models::DataType::kBf16;  ///< operand type; outputs in the same type
+  DataType dtype = DataType::kBf16;  ///< operand type; outputs in the same type
   std::int64_t repeat = 1;  ///< identical layers in a row (e.g. transformer blocks)
   Origin origin;            ///< where the layer was declared
 

@@ -340,7 +340,7 @@ class CoreGemm {
 
 void append_gemm(ProgramBuilder& b, const Layer& layer, const GemmMapping& mp, std::int64_t count,
                  const GemmTraffic& traffic) {
-  const auto eb = models::dtype_bytes(layer.dtype);
+  const auto eb = dtype_bytes(layer.dtype);
   const std::int64_t M = layer.rows(), N = layer.n, K = layer.k;
   const std::int64_t split = mp.split_n ? N : M;
   CmemStage stage;

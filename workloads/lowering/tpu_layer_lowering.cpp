@@ -33,7 +33,7 @@ std::uint64_t u(std::int64_t v) { return static_cast<std::uint64_t>(v); }
 // With `to_cmem` the output goes to CMEM, row-major from address 0, for the GEMM after it.
 std::string lower_vector(ProgramBuilder& b, const Layer& l, const VectorJob& v, bool to_cmem) {
   const auto& chip = b.chip();
-  const std::uint64_t eb = models::dtype_bytes(l.dtype);
+  const std::uint64_t eb = dtype_bytes(l.dtype);
   const auto in_row =
       static_cast<std::uint64_t>(std::ceil(static_cast<double>(v.cols) * v.input_ratio));
   const std::uint64_t row_bytes = (u(v.cols) + in_row * u(v.inputs)) * eb;
@@ -86,7 +86,7 @@ std::string lower_vector(ProgramBuilder& b, const Layer& l, const VectorJob& v, 
 std::string lower_flash(ProgramBuilder& b, const Layer& l, const FlashJob& f, bool to_cmem) {
   const auto& chip = b.chip();
   const AttentionShape& a = f.attn;
-  const std::uint64_t eb = models::dtype_bytes(f.dtype);
+  const std::uint64_t eb = dtype_bytes(f.dtype);
   const std::int64_t q_rows = a.group() * a.seq_q, d = a.head_dim, P = chip.mxus_per_core;
   const std::uint64_t vmem = chip.vmem.capacity.value();
   // Two Q tiles with their fp32 output accumulators, two K/V slots, two fp32 score tiles
@@ -251,7 +251,7 @@ std::vector<Handoff> plan_handoffs(const models::TpuChipConfig& chip,
       continue;
     const std::uint64_t elements = output_elements(p);
     if (elements != u(g.rows() * g.k)) continue;
-    if (elements * models::dtype_bytes(p.dtype) > chip.cmem.capacity.value()) continue;
+    if (elements * dtype_bytes(p.dtype) > chip.cmem.capacity.value()) continue;
     h[i].output_cmem = true;
     h[i + 1].input_cmem = true;
   }
@@ -261,7 +261,7 @@ std::vector<Handoff> plan_handoffs(const models::TpuChipConfig& chip,
 LayerBounds layer_bounds(const models::TpuChipConfig& chip, const Layer& l, AttentionImpl impl,
                          bool resident, const Handoff& handoff) {
   LayerBounds b;
-  const std::uint64_t eb = models::dtype_bytes(l.dtype);
+  const std::uint64_t eb = dtype_bytes(l.dtype);
   b.macs = l.macs();
   switch (l.op) {
     case LayerOp::kGemm:
@@ -354,7 +354,7 @@ LoweredLayer lower_layer(const models::TpuChipConfig& chip, const Layer& l,
         }
         if (opt.activations_on_chip && l.op != LayerOp::kAttention) {
           const auto& g = s.gemm.gemm;
-          const double eb = models::dtype_bytes(g.dtype);
+          const double eb = dtype_bytes(g.dtype);
           const double acts = static_cast<double>(s.gemm.count) * eb *
                               (static_cast<double>(g.rows() * g.k) / s.gemm.a_reuse +
                                static_cast<double>(g.rows() * g.out_cols()));

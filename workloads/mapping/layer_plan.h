@@ -73,7 +73,7 @@ struct VectorJob {
 
 struct FlashJob {
   AttentionShape attn;
-  models::DataType dtype = models::DataType::kBf16;
+  DataType dtype = DataType::kBf16;
 };
 
 struct Step {

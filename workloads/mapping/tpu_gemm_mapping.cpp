@@ -71,7 +71,7 @@ std::int64_t cmem_chunk_k(const models::TpuChipConfig& chip, std::int64_t M, std
 
 GemmBounds gemm_bounds(const models::TpuChipConfig& chip, const Layer& l) {
   GemmBounds b;
-  const auto eb = models::dtype_bytes(l.dtype);
+  const auto eb = dtype_bytes(l.dtype);
   const auto M = static_cast<std::uint64_t>(l.rows()), N = static_cast<std::uint64_t>(l.n),
              K = static_cast<std::uint64_t>(l.k);
   b.macs = l.macs();
@@ -91,7 +91,7 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
   const models::MxuTiming mxu(chip.mxu);
   const std::int64_t R = chip.mxu.rows, C = chip.mxu.cols, P = chip.mxus_per_core;
   const std::int64_t M = l.rows(), N = l.n, K = l.k;
-  const auto eb = models::dtype_bytes(l.dtype);
+  const auto eb = dtype_bytes(l.dtype);
   const double bytes_per_cycle =
       chip.hbm.bandwidth.value() * chip.hbm.efficiency / chip.clock.value();
 
@@ -164,7 +164,7 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
           if (2 * step.accumulator_rows > accumulators) continue;
           const double feed =
               static_cast<double>(P) *
-              static_cast<double>(step.vmem_elements * models::dtype_bytes(chip.mxu.input_type)) /
+              static_cast<double>(step.vmem_elements * dtype_bytes(chip.mxu.input_type)) /
               vmem_bytes_per_cycle;
           const double compute = static_cast<double>(mt * nt * kt) *
                                      std::max(static_cast<double>(step.occupancy.value()), feed) +

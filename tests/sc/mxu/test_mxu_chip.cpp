@@ -204,7 +204,7 @@ TEST_CASE("TPU v1-like preset: one 256x256 int8 MXU at 700 MHz", "[sc][mxu]") {
   models::TpuChipSystem sys({chip, {}});
   workloads::Workload w;
   w.layers = {gemm(8192, 256, 256)};
-  w.layers[0].dtype = models::DataType::kInt8;
+  w.layers[0].dtype = DataType::kInt8;
   const auto r = sys.run(w, {});
   // 8192 x 256 x 256 = 2^29 MACs / 2^16 per cycle = 8192 cycles of compute; the operands and
   // result (8192x256 + 256x256 + 8192x256 int8 = 4,259,840 B) take 4,259,840 / (34e9 / 7e8) =

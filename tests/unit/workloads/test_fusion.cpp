@@ -62,7 +62,7 @@ TEST_CASE("fusion: elementwise layers over a GEMM's output join its epilogue", "
   auto rep = vec("r", LayerOp::kAdd, 64, 128);
   rep.repeat = 2;
   auto i8 = vec("i", LayerOp::kGelu, 64, 128);
-  i8.dtype = models::DataType::kInt8;
+  i8.dtype = DataType::kInt8;
   const std::vector<workloads::Layer> ls = {gemm("g", 64, 128, 32),
                                             vec("n", LayerOp::kLayerNorm, 64, 128),
                                             gemm("h", 64, 128, 32),

@@ -12,7 +12,6 @@
 #include "workloads/mapping/layer_plan.h"
 
 using namespace systole;
-using models::DataType;
 
 namespace {
 

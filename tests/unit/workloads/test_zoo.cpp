@@ -162,7 +162,7 @@ TEST_CASE("SCALE-Sim topology CSVs are workloads too", "[unit][zoo]") {
   REQUIRE(conv.layers.size() == 5);
   const auto& c1 = conv.layers[0];
   CHECK(c1.op == LayerOp::kConv2d);
-  CHECK(c1.dtype == models::DataType::kInt8);  // SCALE-Sim's 1-byte words
+  CHECK(c1.dtype == DataType::kInt8);  // SCALE-Sim's 1-byte words
   CHECK(c1.conv.h == 224);
   CHECK(c1.conv.r == 11);
   CHECK(c1.conv.c == 3);
