@@ -16,6 +16,7 @@
 #include "models/mxu/pe_array_module.h"
 #include "tests/support/mxu_arrays.h"
 
+using namespace systole;
 using namespace systole::models;
 
 namespace {

@@ -9,6 +9,7 @@
 
 #include "models/mxu/numerics.h"
 
+using namespace systole;
 using namespace systole::models;
 
 namespace {
