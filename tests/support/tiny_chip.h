@@ -4,7 +4,7 @@
 // cost is a whole number of cycles; a chip from a YAML `system:` body; and a plain GEMM layer.
 #include <string>
 
-#include "models/systems/tpu_chip/tpu_chip_config.h"
+#include "models/systems/tpu_chip/tpu_system_config.h"
 #include "sim/config/node.h"
 #include "workloads/ir/layer.h"
 

@@ -4,10 +4,6 @@
 
 namespace systole::workloads {
 
-const char* attention_impl_name(AttentionImpl a) {
-  return a == AttentionImpl::kFused ? "fused" : "unfused";
-}
-
 // Lane operations per element. Assumptions (no published TPU VPU cost table exists):
 // softmax = max, subtract, exp, sum, divide; layernorm = mean, subtract, square, mean,
 // rsqrt-scale, scale, shift; rmsnorm = square, mean, rsqrt-scale, scale; GELU (tanh form)

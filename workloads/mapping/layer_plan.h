@@ -19,27 +19,9 @@
 #include <vector>
 
 #include "workloads/ir/layer.h"
+#include "workloads/mapping/mapping_options.h"
 
 namespace systole::workloads {
-
-enum class AttentionImpl { kUnfused, kFused };
-const char* attention_impl_name(AttentionImpl a);
-
-/// Mapping choices an architect compares (system.mapping in the experiment).
-struct MappingOptions {
-  AttentionImpl attention = AttentionImpl::kFused;
-  /// GEMM/conv activations stay in on-chip memory between layers when they fit in half of
-  /// VMEM (TPU v1's Unified Buffer); otherwise every layer reads and writes them in HBM.
-  bool activations_on_chip = false;
-  /// Elementwise layers right after a GEMM are fused into its epilogue (fuse_epilogues).
-  bool fuse_epilogues = true;
-  /// A layer's output that the next GEMM reads as A stays in CMEM (plan_handoffs).
-  bool cmem_handoff = true;
-  /// Layers overlap as far as their data and VMEM buffers allow (the next layer's weights
-  /// stream in while the current one computes); false: each layer starts when the one before
-  /// it has finished (lowering/compile.h).
-  bool layer_overlap = true;
-};
 
 /// An elementwise op (GELU, SiLU, add, mul) a GEMM epilogue can apply.
 bool is_epilogue_op(LayerOp op);

@@ -37,48 +37,4 @@ const config::SchemaOf<TpuChipConfig>& TpuChipConfig::schema() {
   return s;
 }
 
-const config::SchemaOf<TpuMappingConfig>& TpuMappingConfig::schema() {
-  static const config::SchemaOf<TpuMappingConfig> s = [] {
-    config::SchemaOf<TpuMappingConfig> b("mapping", "how layers are mapped onto the chip");
-    b.choice<Attention>("attention", &TpuMappingConfig::attention,
-                        {{"fused", Attention::kFused}, {"unfused", Attention::kUnfused}},
-                        std::string("fused"),
-                        "fused: FlashAttention-style tiles in VMEM; unfused: QK^T, softmax and "
-                        "PV as separate steps with the score matrix in HBM")
-        .choice<Activations>("activations", &TpuMappingConfig::activations,
-                             {{"hbm", Activations::kHbm}, {"on_chip", Activations::kOnChip}},
-                             std::string("hbm"),
-                             "where GEMM/conv activations live between layers: hbm, or on chip "
-                             "in half of VMEM when they fit (TPU v1's Unified Buffer)")
-        .choice<Fusion>("fusion", &TpuMappingConfig::fusion,
-                        {{"epilogue", Fusion::kEpilogue}, {"none", Fusion::kNone}},
-                        std::string("epilogue"),
-                        "epilogue: an elementwise layer (gelu, silu, add, mul) right after a GEMM "
-                        "over its output runs on each output tile before it is stored, as one "
-                        "layer 'gemm+op' (gelu or silu over half of it, then mul: a gated unit "
-                        "such as SwiGLU, storing the gated half); none: every layer reads and "
-                        "writes HBM")
-        .boolean("cmem_handoff", &TpuMappingConfig::cmem_handoff, true,
-                 "a vector layer's or fused attention's output that the next GEMM reads as its "
-                 "A operand stays in CMEM (when it fits) instead of crossing HBM twice")
-        .boolean("layer_overlap", &TpuMappingConfig::layer_overlap, true,
-                 "true: one op graph for the whole workload, layers ordered only by their data "
-                 "and VMEM buffers, so the next layer's weights stream in while the current one "
-                 "computes; false: each layer starts when the one before it has finished");
-    return b;
-  }();
-  return s;
-}
-
-const config::SchemaOf<TpuSystemConfig>& TpuSystemConfig::schema() {
-  static const config::SchemaOf<TpuSystemConfig> s = [] {
-    config::SchemaOf<TpuSystemConfig> b("tpu_chip", "one TPU-class chip with its HBM");
-    b.group("chip", &TpuSystemConfig::chip, TpuChipConfig::schema(), "the chip")
-        .group("mapping", &TpuSystemConfig::mapping, TpuMappingConfig::schema(), "mapping choices")
-        .ignore("kind");
-    return b;
-  }();
-  return s;
-}
-
 }  // namespace systole::models

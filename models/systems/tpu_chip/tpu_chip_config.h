@@ -41,24 +41,4 @@ struct TpuChipConfig {
   }
 };
 
-/// How layers are mapped onto the chip (choices an architect compares).
-struct TpuMappingConfig {
-  enum class Attention { kUnfused, kFused };
-  enum class Activations { kHbm, kOnChip };
-  enum class Fusion { kNone, kEpilogue };
-  Attention attention = Attention::kFused;
-  Activations activations = Activations::kHbm;
-  Fusion fusion = Fusion::kEpilogue;
-  bool cmem_handoff = true;
-  bool layer_overlap = true;
-  static const config::SchemaOf<TpuMappingConfig>& schema();
-};
-
-/// The `system:` section of an experiment whose kind is tpu_chip.
-struct TpuSystemConfig {
-  TpuChipConfig chip;
-  TpuMappingConfig mapping;
-  static const config::SchemaOf<TpuSystemConfig>& schema();
-};
-
 }  // namespace systole::models

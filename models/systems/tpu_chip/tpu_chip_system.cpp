@@ -59,18 +59,6 @@ void mxu_columns(Record& r, const MxuCounters& x, std::int64_t cycles, double mx
 
 }  // namespace
 
-workloads::MappingOptions TpuChipSystem::mapping() const {
-  workloads::MappingOptions o;
-  o.attention = cfg_.mapping.attention == TpuMappingConfig::Attention::kFused
-                    ? workloads::AttentionImpl::kFused
-                    : workloads::AttentionImpl::kUnfused;
-  o.activations_on_chip = cfg_.mapping.activations == TpuMappingConfig::Activations::kOnChip;
-  o.fuse_epilogues = cfg_.mapping.fusion == TpuMappingConfig::Fusion::kEpilogue;
-  o.cmem_handoff = cfg_.mapping.cmem_handoff;
-  o.layer_overlap = cfg_.mapping.layer_overlap;
-  return o;
-}
-
 std::vector<workloads::Layer> TpuChipSystem::layers(const workloads::Workload& w) const {
   return mapping().fuse_epilogues ? workloads::fuse_epilogues(w.layers) : w.layers;
 }

@@ -2,7 +2,7 @@
 // System kind "tpu_chip": one TPU-class chip simulated through SystemC.
 
 #include "models/systems/system.h"
-#include "models/systems/tpu_chip/tpu_chip_config.h"
+#include "models/systems/tpu_chip/tpu_system_config.h"
 #include "sim/registry/registry.h"
 #include "workloads/lowering/compile.h"
 #include "workloads/mapping/layer_plan.h"
@@ -16,7 +16,7 @@ class TpuChipSystem : public System {
   std::string plan(const workloads::Workload& w) const override;
   stats::PointResult run(const workloads::Workload& w, const RunOptions& opt) override;
   const TpuSystemConfig& config() const { return cfg_; }
-  workloads::MappingOptions mapping() const;
+  const workloads::MappingOptions& mapping() const { return cfg_.mapping; }
   /// The workload's layers as the chip runs them (elementwise layers fused into GEMMs when
   /// system.mapping.fusion is epilogue).
   std::vector<workloads::Layer> layers(const workloads::Workload& w) const;

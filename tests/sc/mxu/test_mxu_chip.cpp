@@ -145,7 +145,7 @@ namespace {
 // in the window of the layer before, so only the run's partition holds.
 void check_mxu_statistics(bool overlap) {
   const auto chip = tiny_chip(2, "{rows: 4, cols: 4}", "{capacity: 4KiB}");
-  models::TpuMappingConfig mapping;
+  workloads::MappingOptions mapping;
   mapping.layer_overlap = overlap;
   models::TpuChipSystem sys({chip, mapping});
   workloads::Workload w;

@@ -10,7 +10,7 @@
 #include <random>
 #include <string>
 
-#include "models/systems/tpu_chip/tpu_chip_config.h"
+#include "models/systems/tpu_chip/tpu_system_config.h"
 #include "sim/config/experiment.h"
 #include "sim/core/error.h"
 #include "tests/support/paths.h"

@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "models/systems/tpu_chip/tpu_system_config.h"
 #include "sim/config/node.h"
 #include "workloads/lowering/tpu_gemm_lowering.h"
 #include "workloads/lowering/tpu_layer_lowering.h"

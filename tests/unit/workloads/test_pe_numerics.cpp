@@ -7,6 +7,7 @@
 
 #include "models/mxu/numerics.h"
 #include "models/mxu/pe_array.h"
+#include "models/systems/tpu_chip/tpu_system_config.h"
 #include "sim/config/node.h"
 #include "workloads/lowering/tpu_gemm_lowering.h"
 #include "workloads/mapping/layer_plan.h"
