@@ -32,8 +32,8 @@ enum class Operand : std::uint8_t {
 struct Op {
   OpKind kind = OpKind::kLoad;
   Operand operand = Operand::kNone;
-  std::uint16_t unit = 0;                ///< executing unit (index into the chip's unit list)
-  std::uint8_t memory = 0;               ///< DMA: 0 = HBM, 1 = CMEM
+  std::uint16_t unit = 0;                ///< executing unit: index into Program::units
+  std::uint8_t memory = 0;               ///< DMA: the memory side, index into Program::memories
   std::uint64_t bytes = 0;               ///< DMA: bytes moved; matmul: operand bytes read from VMEM
   DmaDescriptor mem;                     ///< DMA: tile rows in memory (none: `bytes` at mem.addr)
   std::uint64_t sram_addr = 0;           ///< DMA: the tile in VMEM (its rows packed)
@@ -54,8 +54,13 @@ struct VmemTail {
   std::vector<std::uint32_t> ops;
 };
 
+/// Ops name units and memories by instance path (`chip0.core1.mxu2`, `chip0.hbm`), interned in
+/// the program's tables; the netlist that runs the program resolves the paths, so one program
+/// may address many devices.
 struct Program {
   std::vector<Op> ops;
+  std::vector<std::string> units;     ///< Op::unit indexes this
+  std::vector<std::string> memories;  ///< Op::memory indexes this
   /// Reported by the lowering of the layer's last step (GEMMs); empty: every VMEM buffer is
   /// taken to be in use until the whole layer has finished.
   std::vector<VmemTail> vmem_tail;

@@ -6,7 +6,7 @@ namespace systole::models {
 
 UnitModule::UnitModule(const sc_core::sc_module_name& name, std::uint16_t id, std::string kind,
                        Scoreboard& board, stats::Trace* trace)
-    : sc_core::sc_module(name), id_(id), kind_(std::move(kind)), board_(board), trace_(trace) {
+    : sc_core::sc_module(name), id_(id), index_(id), kind_(std::move(kind)), board_(board), trace_(trace) {
   SC_HAS_PROCESS(UnitModule);
   SC_THREAD(run);
   SC_METHOD(retire);
@@ -59,7 +59,7 @@ void UnitModule::retire() {
       e.begin = static_cast<std::uint64_t>(begin.value());
       e.end = static_cast<std::uint64_t>(now.value());
       e.bytes = op.bytes;
-      e.unit = id_;
+      e.unit = index_;
       e.layer = op.layer;
       e.kind = static_cast<std::uint16_t>(op.kind);
       trace_->events.push_back(e);

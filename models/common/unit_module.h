@@ -39,6 +39,10 @@ class UnitModule : public sc_core::sc_module {
              Scoreboard& board, stats::Trace* trace);
 
   std::uint16_t id() const { return id_; }
+  /// This unit's index in the running program's unit table (Program::units): what its ops'
+  /// `unit` says. Set by the netlist when it resolves a program's paths.
+  std::uint16_t index() const { return index_; }
+  void set_index(std::uint16_t index) { index_ = index; }
   const std::string& unit_kind() const { return kind_; }
   void enqueue(std::uint32_t op) { queue_.push_back(op); }
   /// Starts the program (its ops enqueued, `layers` workload layers): wakes the thread.
@@ -69,6 +73,7 @@ class UnitModule : public sc_core::sc_module {
   void retire();
 
   std::uint16_t id_;
+  std::uint16_t index_;
   std::string kind_;
   Scoreboard& board_;
   stats::Trace* trace_;

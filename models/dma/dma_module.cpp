@@ -34,7 +34,7 @@ void DmaModule::begin_run(std::uint32_t /*layers*/) {
   const auto& ops = board().program().ops;
   order_.clear();
   for (std::uint32_t i = 0; i < ops.size(); ++i)
-    if (ops[i].unit == id()) order_.push_back(i);
+    if (ops[i].unit == index()) order_.push_back(i);
   claimed_.assign(order_.size(), 0);
   started_.assign(order_.size(), 0);
   handle_.assign(order_.size(), 0);

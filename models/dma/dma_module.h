@@ -32,6 +32,11 @@ class DmaModule : public UnitModule {
   /// op's address when it has none), pieces rounded up to the granule.
   static MemoryTransfer memory_transfer(const Op& op, const DmaConfig& cfg, std::uint16_t engine);
 
+  /// Which port serves each memory the program names (Program::memories): `cmem_at[i]` is true
+  /// for the memory behind the `cmem` port, false for the one behind `hbm`. Set by the netlist
+  /// before a run, from the paths.
+  void route(std::vector<bool> cmem_at) { cmem_at_ = std::move(cmem_at); }
+
  protected:
   sc_core::sc_time execute(const Op& op, sc_core::sc_time deps_done) override;
   void begin_run(std::uint32_t layers) override;
@@ -39,11 +44,12 @@ class DmaModule : public UnitModule {
  private:
   /// Pays the setup and hands the op's transfer to its memory; returns the memory's handle.
   std::uint64_t start(const Op& op, std::size_t p);
-  MemoryIf& memory(const Op& op) { return op.memory == 0 ? *hbm[0] : *cmem[0]; }
+  MemoryIf& memory(const Op& op) { return cmem_at_[op.memory] ? *cmem[0] : *hbm[0]; }
   void run_ahead();  // SC_THREAD: starts the next op's transfer once its dependencies are met
 
   DmaConfig cfg_;
   Scoreboard& scoreboard_;
+  std::vector<bool> cmem_at_;
   std::vector<std::uint32_t> order_;  // this engine's ops in program (= queue) order
   std::vector<char> claimed_, started_;
   std::vector<std::uint64_t> handle_;

@@ -322,7 +322,7 @@ TEST_CASE("simrun writes an operation trace when asked", "[e2e]") {
        at = json.find("\"ph\":\"X\"", at + 1))
     ++slices;
   CHECK(slices == tr.events.size());
-  CHECK(json.find("\"name\":\"core0.mxu0\"") != std::string::npos);
+  CHECK(json.find("\"name\":\"chip0.core0.mxu0\"") != std::string::npos);
 }
 
 TEST_CASE("system.mapping.fusion: an activation joins its GEMM's epilogue, or stays apart",

@@ -60,7 +60,7 @@ TEST_CASE("tpu_chip golden: two k steps, double-buffered, take 274 cycles", "[sc
   REQUIRE(prog.ops.size() == 7);
   stats::Trace trace;
   trace.enabled = true;
-  models::TpuChipModule top("chip", chip, &trace);
+  models::TpuChipModule top("chip0", chip, &trace);
   const auto t = top.run(prog, 1);
   // One DMA engine, in order: A0 0..64, B0 64..96, A1 96..160, B1 160..192.
   // mm0: operands at 96, weight shift 96..99 -> streams 100..107, done 100 + 8 + 4 + 4 - 2
@@ -91,4 +91,24 @@ TEST_CASE("tpu_chip: DMA engines keep HBM busy while the MXUs compute", "[sc]") 
   const double cycles = static_cast<double>(r.layers.get_int(0, "cycles"));
   CHECK(cycles >= compute);
   CHECK(cycles <= 1.05 * compute);
+}
+
+// A program addresses units by instance path; a netlist refuses one naming a device it is not.
+TEST_CASE("tpu_chip: a program for another device's units is refused, by path", "[sc]") {
+  const auto chip = test::tiny_chip(1, "{rows: 4, cols: 4}", "{capacity: 4KiB}");
+  models::Program prog;
+  chip.address(prog, "chip1");
+  models::Op op;
+  op.kind = models::OpKind::kLoad;
+  op.unit = chip.dma_unit(0, 0);
+  op.bytes = 64;
+  prog.ops = {op};
+  models::TpuChipModule top("chip0", chip, nullptr);
+  try {
+    top.run(prog, 1);
+    FAIL("a program for chip1 ran on chip0");
+  } catch (const SimError& e) {
+    CHECK(std::string(e.what()).find("'chip1.core0.mxu0'") != std::string::npos);
+    CHECK(std::string(e.what()).find("'chip0'") != std::string::npos);
+  }
 }

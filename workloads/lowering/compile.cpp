@@ -26,6 +26,23 @@ std::vector<std::uint32_t> tail_deps(const Program& whole, std::uint32_t core, s
   return deps;
 }
 
+/// Index of `path` in `table`, appended when new.
+std::uint32_t intern(std::vector<std::string>& table, const std::string& path) {
+  const auto it = std::find(table.begin(), table.end(), path);
+  if (it != table.end()) return static_cast<std::uint32_t>(it - table.begin());
+  table.push_back(path);
+  return static_cast<std::uint32_t>(table.size() - 1);
+}
+
+/// Where each of `part`'s table entries sits in `whole`'s (entries new to it are appended).
+std::vector<std::uint32_t> remap(std::vector<std::string>& whole,
+                                 const std::vector<std::string>& part) {
+  std::vector<std::uint32_t> to;
+  to.reserve(part.size());
+  for (const auto& p : part) to.push_back(intern(whole, p));
+  return to;
+}
+
 }  // namespace
 
 void link_instance(Program& whole, const Program& part, std::uint32_t layer,
@@ -35,12 +52,22 @@ void link_instance(Program& whole, const Program& part, std::uint32_t layer,
   const auto offset = static_cast<std::uint32_t>(whole.ops.size());
   const bool has_tail = !whole.vmem_tail.empty();
   const auto per_core = static_cast<std::uint32_t>(chip.units_per_core());
+  const auto unit_to = remap(whole.units, part.units);
+  const auto memory_to = remap(whole.memories, part.memories);
+  SYSTOLE_ASSERT(whole.units.size() <= 65536 && whole.memories.size() <= 256,
+                 "more units or memories than an op can name");
   bool waits = first;  // some op waits for the previous instance (it reads its output)
   for (const Op& src : part.ops) {
     Op op = src;
     for (auto& d : op.deps) d += offset;
     op.layer = layer;
     op.instance = instance;
+    SYSTOLE_ASSERT(src.unit < unit_to.size(), "an op on a unit its program does not name");
+    op.unit = static_cast<std::uint16_t>(unit_to[src.unit]);
+    if (src.kind == OpKind::kLoad || src.kind == OpKind::kStore) {
+      SYSTOLE_ASSERT(src.memory < memory_to.size(), "a DMA to a memory its program does not name");
+      op.memory = static_cast<std::uint8_t>(memory_to[src.memory]);
+    }
     if (!first) {
       const bool root = src.deps.empty();
       const bool weight_root = root && overlap && src.operand == Operand::kWeight &&

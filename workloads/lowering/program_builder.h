@@ -15,13 +15,15 @@ class ProgramBuilder {
  public:
   using Deps = std::vector<std::uint32_t>;
   ProgramBuilder(const models::TpuChipConfig& chip, models::Program& prog)
-      : chip_(chip), prog_(prog), next_engine_(static_cast<size_t>(chip.tensor_cores), 0) {}
+      : chip_(chip), prog_(prog), next_engine_(static_cast<size_t>(chip.tensor_cores), 0) {
+    chip.address(prog);
+  }
 
   const models::TpuChipConfig& chip() const { return chip_; }
   models::Program& program() { return prog_; }
 
   std::uint32_t emit(models::Op op);
-  /// A DMA between memory (`memory` 0: HBM, 1: CMEM) and VMEM. Without a descriptor the
+  /// A DMA between memory (`memory`: TpuChipConfig::kHbm or kCmem) and VMEM. Without a descriptor the
   /// transfer is contiguous at a fresh HBM address (see reserve_hbm), so streams spread over
   /// channels and banks as data would.
   std::uint32_t load(std::int64_t core, std::uint64_t bytes, Deps deps,

@@ -380,7 +380,8 @@ LoweredLayer lower_layer(const models::TpuChipConfig& chip, const Layer& l,
     b.close_step(begin);
   }
   for (const auto& op : out.program.ops)
-    if ((op.kind == OpKind::kLoad || op.kind == OpKind::kStore) && op.memory == 0)
+    if ((op.kind == OpKind::kLoad || op.kind == OpKind::kStore) &&
+        op.memory == models::TpuChipConfig::kHbm)
       out.planned_bytes += op.bytes;
   out.tile = tiles.size() == 1 ? tiles[0] : fmt::format("{}", fmt::join(tiles, " | "));
   if (handoff.output_cmem) out.tile += " ->cmem";

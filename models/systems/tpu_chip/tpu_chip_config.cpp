@@ -13,6 +13,13 @@ std::string TpuChipConfig::unit_name(std::uint16_t unit) const {
 }
 
 // Defaults describe TPU v4 (FACTS.md §A.3): 2 TensorCores x 4 MXUs of 128x128 at 1050 MHz.
+void TpuChipConfig::address(Program& program, const std::string& device) const {
+  program.units.clear();
+  for (std::int64_t u = 0; u < units(); ++u)
+    program.units.push_back(device + "." + unit_name(static_cast<std::uint16_t>(u)));
+  program.memories = {device + ".hbm", device + ".cmem"};
+}
+
 const config::SchemaOf<TpuChipConfig>& TpuChipConfig::schema() {
   static const config::SchemaOf<TpuChipConfig> s = [] {
     config::SchemaOf<TpuChipConfig> b("chip", "a TPU-class chip");

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "models/common/program.h"
 #include "models/dma/dma_config.h"
 #include "models/hbm/hbm_config.h"
 #include "models/mxu/mxu_config.h"
@@ -36,6 +37,11 @@ struct TpuChipConfig {
     return static_cast<std::uint16_t>(core * units_per_core() + mxus_per_core + dma.engines);
   }
   std::string unit_name(std::uint16_t unit) const;
+  /// The memories a DMA op names, in this order: the index a lowering writes in Op::memory.
+  enum Memory : std::uint8_t { kHbm = 0, kCmem = 1 };
+  /// Gives `program` this chip's unit and memory tables under `device` (the netlist's name for
+  /// the chip): `device.core0.mxu0`, ... in unit order, then `device.hbm`, `device.cmem`.
+  void address(Program& program, const std::string& device = "chip0") const;
   std::uint64_t peak_macs_per_cycle() const {
     return static_cast<std::uint64_t>(tensor_cores * mxus_per_core * mxu.rows * mxu.cols);
   }

@@ -49,13 +49,38 @@ TpuChipModule::TpuChipModule(const sc_core::sc_module_name& name, const TpuChipC
   }
 }
 
+std::vector<UnitModule*> TpuChipModule::resolve(const Program& program) {
+  const std::string self = name();
+  std::vector<UnitModule*> by_index;
+  for (const auto& path : program.units) {
+    UnitModule* found = nullptr;
+    for (std::size_t u = 0; u < units_.size() && !found; ++u)
+      if (path == self + "." + cfg_.unit_name(static_cast<std::uint16_t>(u))) found = units_[u];
+    if (!found)
+      throw SimError(fmt::format("the program names unit '{}', which netlist '{}' does not have",
+                                 path, self));
+    found->set_index(static_cast<std::uint16_t>(by_index.size()));
+    by_index.push_back(found);
+  }
+  std::vector<bool> cmem_at;
+  for (const auto& path : program.memories) {
+    if (path != self + ".hbm" && path != self + ".cmem")
+      throw SimError(fmt::format("the program names memory '{}', which netlist '{}' does not have",
+                                 path, self));
+    cmem_at.push_back(path == self + ".cmem");
+  }
+  for (auto& d : dmas_) d->route(cmem_at);
+  return by_index;
+}
+
 sc_core::sc_time TpuChipModule::run(const Program& program, std::uint32_t layers) {
-  board_.start(&program, units_.size());
+  const auto by_index = resolve(program);
+  board_.start(&program, by_index.size());
   for (std::uint32_t i = 0; i < program.ops.size(); ++i) {
     const auto u = program.ops[i].unit;
-    SYSTOLE_ASSERT(u < units_.size(), "op on a unit the chip does not have");
+    SYSTOLE_ASSERT(u < by_index.size(), "op on a unit the program does not name");
     SYSTOLE_ASSERT(program.ops[i].layer < layers, "op of a layer the program does not have");
-    units_[u]->enqueue(i);
+    by_index[u]->enqueue(i);
   }
   for (auto* u : units_) u->kick(layers);
   const sc_core::sc_time start = sc_core::sc_time_stamp();

@@ -23,7 +23,9 @@ class TpuChipModule : public sc_core::sc_module {
   TpuChipModule(const sc_core::sc_module_name& name, const TpuChipConfig& cfg, stats::Trace* trace);
 
   /// Runs `program` (ops of `layers` workload layers) to completion: one sc_start until no
-  /// event remains. Returns the elapsed time; throws SimError if the program deadlocked.
+  /// event remains. Returns the elapsed time; throws SimError if the program names a unit or
+  /// memory this netlist does not have (by instance path: `<name>.core0.mxu0`, `<name>.hbm`) or
+  /// if it deadlocked.
   sc_core::sc_time run(const Program& program, std::uint32_t layers);
   /// The scoreboard of the last run: when each op completed.
   const Scoreboard& board() const { return board_; }
@@ -53,6 +55,8 @@ class TpuChipModule : public sc_core::sc_module {
   std::vector<std::unique_ptr<DmaModule>> dmas_;
   std::vector<std::unique_ptr<VectorModule>> vpus_;
   std::vector<UnitModule*> units_;  // by unit id
+  /// Resolves the program's unit paths to this netlist's units and routes its memories.
+  std::vector<UnitModule*> resolve(const Program& program);
 };
 
 }  // namespace systole::models

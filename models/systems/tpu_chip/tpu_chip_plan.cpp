@@ -23,7 +23,7 @@ LayerCounts count(const workloads::CompiledLayer& l) {
       case OpKind::kLoad:
       case OpKind::kStore:
         (op.kind == OpKind::kLoad ? c.loads : c.stores) += 1;
-        (op.memory == 0 ? c.hbm : c.cmem) += op.bytes;
+        (op.memory == TpuChipConfig::kHbm ? c.hbm : c.cmem) += op.bytes;
         c.vmem += op.bytes;
         break;
       case OpKind::kMatmul:

@@ -71,14 +71,17 @@ void TpuChipSystem::check(const workloads::Workload& w) const { compile(w); }
 
 namespace {
 
-/// Bytes each layer's DMA ops move to and from HBM (memory 0) and CMEM (1), as the memories see
+/// Bytes each layer's DMA ops move to and from HBM ([0]) and CMEM ([1]), as the memories see
 /// them (pieces rounded up to the DMA granule).
 std::vector<std::array<std::uint64_t, 2>> memory_bytes(const Program& p, size_t layers,
                                                        const DmaConfig& dma) {
+  std::vector<int> slot;  // per memory the program names
+  for (const auto& path : p.memories)
+    slot.push_back(path.size() >= 4 && path.compare(path.size() - 4, 4, ".hbm") == 0 ? 0 : 1);
   std::vector<std::array<std::uint64_t, 2>> out(layers, {0, 0});
   for (const Op& op : p.ops)
     if (op.kind == OpKind::kLoad || op.kind == OpKind::kStore)
-      out[op.layer][op.memory == 0 ? 0 : 1] += DmaModule::memory_transfer(op, dma, 0).bytes();
+      out[op.layer][slot[op.memory]] += DmaModule::memory_transfer(op, dma, 0).bytes();
   return out;
 }
 
@@ -88,13 +91,11 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
   const TpuChipConfig& chip = cfg_.chip;
   stats::PointResult res;
   res.trace.enabled = opt.trace;
-  for (std::int64_t u = 0; u < chip.units(); ++u)
-    res.trace.units.push_back(chip.unit_name(static_cast<std::uint16_t>(u)));
   for (auto k : {OpKind::kLoad, OpKind::kStore, OpKind::kMatmul, OpKind::kVector})
     res.trace.kinds.push_back(op_kind_name(k));
 
   const workloads::CompiledWorkload prog = compile(w);
-  TpuChipModule top("chip", chip, &res.trace);
+  TpuChipModule top("chip0", chip, &res.trace);
   // The MXUs of a TensorCore share its VMEM read port (vmem.bandwidth).
   std::vector<std::shared_ptr<VmemPort>> vmem_ports;
   for (std::int64_t c = 0; c < chip.tensor_cores; ++c)
@@ -111,6 +112,7 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
   const double start_ps = static_cast<double>(sc_core::sc_time_stamp().value());
   std::vector<std::uint32_t> first_op;
   const Program program = workloads::link(chip, prog, &first_op);
+  res.trace.units = program.units;
   top.run(program, n_layers);
   const auto layer_bytes = memory_bytes(program, n_layers, chip.dma);
 

@@ -117,12 +117,13 @@ TEST_CASE("mxu: an op waiting only for a store stalls on output", "[sc][mxu][gol
     }
     prog.ops.push_back(o);
   };
+  chip.address(prog);
   const std::uint16_t mxu = chip.mxu_unit(0, 0), dma = chip.dma_unit(0, 0);
   op(models::OpKind::kLoad, dma, 64, {});        // 0: operands, 0..64
   op(models::OpKind::kStore, dma, 200, {});      // 1: frees the accumulators, 64..264
   op(models::OpKind::kMatmul, mxu, 48, {0});     // 2
   op(models::OpKind::kMatmul, mxu, 48, {0, 1});  // 3
-  models::TpuChipModule top("chip", chip, nullptr);
+  models::TpuChipModule top("chip0", chip, nullptr);
   const auto t = top.run(prog, 1);
   // Matmul 2: operands at 64, tile 64..67, streams 68..75, done at 82.
   // Matmul 3 is taken at 76 with its operands ready and the store pending: it waits for the

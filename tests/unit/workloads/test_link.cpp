@@ -104,3 +104,42 @@ TEST_CASE("the linker orders layer instances by their data and VMEM buffers only
   }
   CHECK(prefetching > 100);  // the random cases do prefetch weights across layers
 }
+
+// Ops name units and memories by instance path; the linker interns each part's paths into the
+// whole program's tables, so parts lowered for different devices keep their own units.
+TEST_CASE("the linker interns units and memories by instance path", "[unit][link]") {
+  const auto chip = test::chip_with("chip: {tensor_cores: 2, mxus_per_core: 2}");
+  models::Program a, b;
+  chip.address(a, "chip0");
+  chip.address(b, "chip1");
+  REQUIRE(a.units.size() == static_cast<size_t>(chip.units()));
+  CHECK(a.units[chip.mxu_unit(1, 1)] == "chip0.core1.mxu1");
+  CHECK(a.units[chip.vector_unit(0)] == "chip0.core0.vpu");
+  CHECK(a.memories == std::vector<std::string>{"chip0.hbm", "chip0.cmem"});
+  models::Op mm;
+  mm.kind = OpKind::kMatmul;
+  mm.unit = chip.mxu_unit(1, 0);
+  models::Op ld;
+  ld.kind = OpKind::kLoad;
+  ld.unit = chip.dma_unit(0, 1);
+  ld.memory = models::TpuChipConfig::kCmem;
+  a.ops = {ld, mm};
+  b.ops = {ld, mm};
+  b.ops[1].deps = {0};
+  models::Program whole;
+  whole.instances = 0;
+  workloads::link_instance(whole, a, 0, chip, true);
+  workloads::link_instance(whole, b, 1, chip, true);
+  workloads::link_instance(whole, a, 2, chip, true);
+  REQUIRE(whole.units.size() == 2 * a.units.size());
+  REQUIRE(whole.memories.size() == 4);
+  REQUIRE(whole.ops.size() == 6);
+  CHECK(whole.units[whole.ops[0].unit] == "chip0.core0.dma1");
+  CHECK(whole.units[whole.ops[1].unit] == "chip0.core1.mxu0");
+  CHECK(whole.units[whole.ops[2].unit] == "chip1.core0.dma1");
+  CHECK(whole.units[whole.ops[3].unit] == "chip1.core1.mxu0");
+  CHECK(whole.memories[whole.ops[2].memory] == "chip1.cmem");
+  CHECK(whole.units[whole.ops[4].unit] == "chip0.core0.dma1");
+  CHECK(whole.memories[whole.ops[4].memory] == "chip0.cmem");
+  CHECK(whole.ops[3].deps == std::vector<std::uint32_t>{2});
+}
