@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "sim/core/text.h"
 #include "workloads/frontends/expr.h"
 #include "workloads/frontends/scalesim_topology.h"
@@ -28,7 +30,8 @@ void common_fields(SchemaOf<T>& b) {
       .text("op", &T::op, std::string("gemm"), "layer operation")
       .integer("repeat", &T::repeat, 1, 1, 1 << 20, "identical layers in a row")
       .template choice<DataType>("dtype", &T::dtype, kDtypes, std::string("bf16"),
-                                         "operand type");
+                                         "operand type")
+      .ignore("inputs");  // a list of names: read_inputs
 }
 
 struct Base {
@@ -282,6 +285,30 @@ void check_keys(const Node& n, const std::string& path, const std::vector<std::s
           "unknown workload key" + did_you_mean(e.key, allowed) + "; allowed: " + join(allowed));
 }
 
+// `inputs:` of the last layer in `layers`: the names of earlier layers whose outputs it reads
+// (or `input`, the workload's input), one name or a list (Layer::inputs).
+void read_inputs(const Node& layer, const std::string& path, std::vector<Layer>& layers) {
+  const Node* n = layer.find("inputs");
+  if (!n) return;
+  const std::string ipath = path + ".inputs";
+  std::vector<Node> items = n->is_seq() ? n->items() : std::vector<Node>{*n};
+  if (n->is_seq() && items.empty())
+    throw ConfigError(n->origin(), ipath, "expected one or more layer names, got an empty list");
+  std::vector<std::string> earlier{kWorkloadInput};
+  for (size_t j = 0; j + 1 < layers.size(); ++j) earlier.push_back(layers[j].name);
+  for (size_t j = 0; j < items.size(); ++j) {
+    const std::string at = n->is_seq() ? fmt::format("{}[{}]", ipath, j) : ipath;
+    const std::string name = config::to_string(items[j], at);
+    if (std::find(earlier.begin(), earlier.end(), name) == earlier.end())
+      throw ConfigError(items[j].origin(), at,
+                        fmt::format("layer '{}' reads '{}', which is no layer before it{}; "
+                                    "inputs name earlier layers, or '{}' for the workload's input",
+                                    layers.back().name, name, did_you_mean(name, earlier),
+                                    kWorkloadInput));
+    layers.back().inputs.push_back(name);
+  }
+}
+
 void read_layers(const Node& n, const std::string& path, const Params& params, Workload& w) {
   const Node* layers = n.find("layers");
   if (!layers) throw ConfigError(n.origin(), path, "missing 'layers:' list");
@@ -291,8 +318,11 @@ void read_layers(const Node& n, const std::string& path, const Params& params, W
                       fmt::format("expected a list of layers, got {}", layers->kind_name()));
   if (layers->items().empty())
     throw ConfigError(layers->origin(), lpath, "the workload has no layers");
-  for (size_t i = 0; i < layers->items().size(); ++i)
-    w.layers.push_back(parse_layer(layers->items()[i], fmt::format("{}[{}]", lpath, i), i, params));
+  for (size_t i = 0; i < layers->items().size(); ++i) {
+    const std::string at = fmt::format("{}[{}]", lpath, i);
+    w.layers.push_back(parse_layer(layers->items()[i], at, i, params));
+    read_inputs(layers->items()[i], at, w.layers);
+  }
 }
 
 // A SCALE-Sim topology CSV (conv or `Layer, M, N, K` format) as int8 layers: its IFMAP sizes

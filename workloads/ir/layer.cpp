@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace systole::workloads {
 
 const char* layer_op_name(LayerOp op) {
@@ -84,6 +86,39 @@ std::string Layer::shape() const {
     default:
       return fmt::format("{}x{}", vec.rows, vec.cols);
   }
+}
+
+std::vector<std::vector<size_t>> producers(const std::vector<Layer>& layers) {
+  std::vector<std::vector<size_t>> out(layers.size());
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const Layer& l = layers[i];
+    if (l.inputs.empty()) {
+      out[i].push_back(i == 0 ? kFromInput : i - 1);
+      continue;
+    }
+    for (const auto& name : l.inputs) {
+      size_t from = kFromInput;
+      if (name != kWorkloadInput) {
+        for (size_t j = i; j-- > 0 && from == kFromInput;)  // the latest earlier layer so named
+          if (layers[j].name == name) from = j;
+        if (from == kFromInput)
+          throw WorkloadError(fmt::format(
+              "layer '{}' reads '{}', which is no layer before it (inputs name earlier layers, "
+              "or '{}' for the workload's input)",
+              l.name, name, kWorkloadInput));
+      }
+      if (std::find(out[i].begin(), out[i].end(), from) == out[i].end()) out[i].push_back(from);
+    }
+  }
+  return out;
+}
+
+std::vector<int> consumer_counts(const std::vector<std::vector<size_t>>& producers) {
+  std::vector<int> n(producers.size(), 0);
+  for (const auto& p : producers)
+    for (const size_t from : p)
+      if (from != kFromInput) ++n[from];
+  return n;
 }
 
 }  // namespace systole::workloads

@@ -79,6 +79,11 @@ struct Layer {
   /// is act(column 2j) x column 2j + 1, the gate and up weight columns interleaved as fused GLU
   /// kernels keep them, so an output tile holds whole pairs; the output is rows() x n / 2.
   bool glu = false;
+  /// Tensor edges: the names of the layers whose outputs this layer reads (activations; its
+  /// weights are its own), each declared before it; `input` (kWorkloadInput) is the workload's
+  /// input. Empty: the output of the layer before it (the workload's input for the first), as
+  /// a plain list of layers reads. Fusion and CMEM hand-offs follow these edges.
+  std::vector<std::string> inputs;
 
   std::int64_t rows() const { return batch * m; }            ///< GEMM M after folding the batch
   std::int64_t out_cols() const { return glu ? n / 2 : n; }  ///< gemm: columns stored
@@ -86,6 +91,18 @@ struct Layer {
   std::uint64_t elements() const;  ///< vector ops: elements processed
   std::string shape() const;       ///< for people: "8192x8192x8192", "1x224x224x3 k64 7x7/2"
 };
+
+/// The name of the workload's input tensor in Layer::inputs.
+inline constexpr const char* kWorkloadInput = "input";
+/// A producer index meaning the workload's input.
+inline constexpr size_t kFromInput = static_cast<size_t>(-1);
+
+/// Each layer's producers: the indices of the layers whose outputs it reads (kFromInput for the
+/// workload's input), from its named inputs or the sequential default. Throws WorkloadError
+/// for a name that is no earlier layer's.
+std::vector<std::vector<size_t>> producers(const std::vector<Layer>& layers);
+/// How many layers read each layer's output (from producers()).
+std::vector<int> consumer_counts(const std::vector<std::vector<size_t>>& producers);
 
 struct Workload {
   std::string name;

@@ -243,8 +243,12 @@ std::vector<Handoff> plan_handoffs(const models::TpuChipConfig& chip,
                                    const std::vector<Layer>& layers, const MappingOptions& opt) {
   std::vector<Handoff> h(layers.size());
   if (!opt.cmem_handoff || opt.activations_on_chip) return h;
+  const auto from = producers(layers);
+  const auto readers = consumer_counts(from);
   for (size_t i = 0; i + 1 < layers.size(); ++i) {
     const Layer &p = layers[i], &g = layers[i + 1];
+    // g reads p's output as its only activation, and nothing else reads it.
+    if (from[i + 1] != std::vector<size_t>{i} || readers[i] != 1) continue;
     const bool producer = is_vector_op(p.op) ||
                           (p.op == LayerOp::kAttention && opt.attention == AttentionImpl::kFused);
     if (!producer || g.op != LayerOp::kGemm || p.repeat != 1 || g.repeat != 1 || p.dtype != g.dtype)

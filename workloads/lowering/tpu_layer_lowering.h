@@ -40,9 +40,10 @@ struct Handoff {
 };
 
 /// Which layers hand their output to the next one through CMEM (system.mapping.cmem_handoff):
-/// a vector layer or a fused attention directly followed by a GEMM (op gemm) whose A operand has
+/// a vector layer or a fused attention directly followed by a GEMM (op gemm) that reads its
+/// output and nothing else (Layer::inputs), no other layer reading it, whose A operand has
 /// exactly the producer's output elements, both with repeat 1 and the same dtype, when the
-/// tensor fits CMEM. As for fusion, adjacency and shape decide (the IR has no data-flow edges).
+/// tensor fits CMEM.
 std::vector<Handoff> plan_handoffs(const models::TpuChipConfig& chip,
                                    const std::vector<Layer>& layers, const MappingOptions& opt);
 

@@ -71,40 +71,85 @@ bool is_epilogue_op(LayerOp op) {
   return op == LayerOp::kGelu || op == LayerOp::kSilu || op == LayerOp::kAdd || op == LayerOp::kMul;
 }
 
+namespace {
+
+/// Names each fused layer's inputs after fusion: the layers it read, by the names they have in
+/// `out` (empty where that is the layer before it, the default).
+void rename_inputs(std::vector<Layer>& out, const std::vector<std::vector<size_t>>& from,
+                   const std::vector<size_t>& first, const std::vector<size_t>& into) {
+  for (size_t o = 0; o < out.size(); ++o) {
+    std::vector<std::string> names;
+    bool sequential = true;
+    for (const size_t p : from[first[o]]) {
+      const bool is_input = p == kFromInput;
+      names.push_back(is_input ? kWorkloadInput : out[into[p]].name);
+      sequential = sequential && (is_input ? o == 0 : into[p] + 1 == o);
+    }
+    out[o].inputs = sequential && names.size() == 1 ? std::vector<std::string>{} : names;
+  }
+}
+
+}  // namespace
+
 std::vector<Layer> fuse_epilogues(const std::vector<Layer>& layers) {
-  std::vector<Layer> out;
+  const auto from = producers(layers);
+  const auto readers = consumer_counts(from);
+  const auto reads = [&](size_t l, size_t p) {
+    return std::find(from[l].begin(), from[l].end(), p) != from[l].end();
+  };
+  // l reads the output `g` stores now (that of layer `src`) and at most the other tensors its op
+  // takes (add, mul: one), and nothing else reads that output.
+  const auto sole_reader = [&](size_t l, size_t src) {
+    const size_t takes = layers[l].op == LayerOp::kAdd || layers[l].op == LayerOp::kMul ? 2 : 1;
+    return reads(l, src) && readers[src] == 1 && from[l].size() <= takes;
+  };
   const auto like = [](const Layer& l, const Layer& g) {  // an elementwise layer g can absorb
     return is_epilogue_op(l.op) && l.repeat == g.repeat && l.dtype == g.dtype;
   };
+  std::vector<Layer> out;
+  std::vector<size_t> first;     // per fused layer: the input layer it began as
+  std::vector<size_t> into(layers.size());  // per input layer: the fused layer holding it
+  size_t src = 0;                // the input layer whose output out.back() stores
   for (size_t i = 0; i < layers.size(); ++i) {
     const Layer& l = layers[i];
     Layer* g = out.empty() ? nullptr : &out.back();
-    if (!g || g->op != LayerOp::kGemm || !like(l, *g)) {
-      out.push_back(l);
-      continue;
-    }
-    const auto stored = static_cast<std::uint64_t>(g->rows() * g->out_cols());
-    if (l.elements() == stored) {  // over the whole output: it reads it (and one more tensor)
+    const bool absorbable = g && g->op == LayerOp::kGemm && like(l, *g);
+    const auto stored = g ? static_cast<std::uint64_t>(g->rows() * g->out_cols()) : 0;
+    if (absorbable && l.elements() == stored && sole_reader(i, src)) {  // over the whole output (and one more tensor)
       g->epilogue.push_back(
           {l.name, l.op, (l.op == LayerOp::kAdd || l.op == LayerOp::kMul) ? 1 : 0});
       g->name += "+" + l.name;
+      into[i] = out.size() - 1;
+      src = i;
       continue;
     }
     // A gated linear unit: an activation over half of a fresh GEMM's output, then the product
-    // of the two halves (SwiGLU, GeGLU).
+    // of the two halves (SwiGLU, GeGLU): the activation reads the output, the product reads the
+    // activation (and may name the output too); nothing else reads either.
     const Layer* mul = i + 1 < layers.size() ? &layers[i + 1] : nullptr;
-    if (g->epilogue.empty() && !g->glu && g->n % 2 == 0 &&
+    const auto glu_edges = [&] {
+      const bool both = reads(i + 1, src);
+      return from[i].size() == 1 && reads(i, src) && readers[src] == (both ? 2 : 1) &&
+             reads(i + 1, i) && readers[i] == 1 && from[i + 1].size() == (both ? 2u : 1u);
+    };
+    if (absorbable && g->epilogue.empty() && !g->glu && g->n % 2 == 0 &&
         (l.op == LayerOp::kGelu || l.op == LayerOp::kSilu) && 2 * l.elements() == stored && mul &&
-        mul->op == LayerOp::kMul && like(*mul, *g) && mul->elements() == l.elements()) {
+        mul->op == LayerOp::kMul && like(*mul, *g) && mul->elements() == l.elements() &&
+        glu_edges()) {
       g->glu = true;
       g->epilogue.push_back({l.name, l.op, 0});
       g->epilogue.push_back({mul->name, LayerOp::kMul, 0});  // its operands: the two halves
       g->name += "+" + l.name + "+" + mul->name;
-      ++i;
+      into[i] = into[i + 1] = out.size() - 1;
+      src = ++i;
       continue;
     }
     out.push_back(l);
+    first.push_back(i);
+    into[i] = out.size() - 1;
+    src = i;
   }
+  rename_inputs(out, from, first, into);
   return out;
 }
 

@@ -26,13 +26,14 @@ namespace systole::workloads {
 /// An elementwise op (GELU, SiLU, add, mul) a GEMM epilogue can apply.
 bool is_epilogue_op(LayerOp op);
 
-/// Output fusion, as TPU and GPU compilers do it: an elementwise layer directly after a GEMM
-/// (or after one fused into it) over exactly the GEMM's output elements, with the same dtype
-/// and repeat count, is taken to consume that output and becomes part of the GEMM's epilogue:
-/// the layers become one, named "gemm+op", whose output tiles pass through the vector unit
-/// before they are stored. The IR has no data-flow edges, so adjacency and shape decide. A
-/// GELU or SiLU over half of a GEMM's output followed by a product of that size is a gated
-/// linear unit (SwiGLU, GeGLU): both fuse and the GEMM stores only the gated half (Layer::glu).
+/// Output fusion, as TPU and GPU compilers do it: an elementwise layer right after a GEMM (or
+/// after one fused into it) that reads that GEMM's output and nothing else, when no other layer
+/// reads the output (Layer::inputs: the tensor edges), over exactly the GEMM's output elements,
+/// with the same dtype and repeat count, becomes part of the GEMM's epilogue: the layers become
+/// one, named "gemm+op", whose output tiles pass through the vector unit before they are stored.
+/// A GELU or SiLU over half of a GEMM's output followed by a product of that size that reads
+/// it is a gated linear unit (SwiGLU, GeGLU): both fuse and the GEMM stores only the gated half
+/// (Layer::glu). Later layers' inputs are renamed to the fused layers.
 std::vector<Layer> fuse_epilogues(const std::vector<Layer>& layers);
 
 struct GemmJob {

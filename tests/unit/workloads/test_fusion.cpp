@@ -290,3 +290,55 @@ TEST_CASE("CMEM hand-off: a layer's output that the next GEMM reads as A skips H
   CHECK(bytes(attn, 1, models::OpKind::kStore) == act);  // O
   CHECK(bytes(attn, 0, models::OpKind::kStore) == 0);
 }
+
+// Fusion and hand-offs follow the tensor edges (Layer::inputs), not adjacency: the same layer
+// sequence fuses or not depending on who reads what.
+TEST_CASE("fusion and hand-offs follow the tensor edges", "[unit][fusion]") {
+  const auto load = [](const std::string& layers) {
+    return workloads::load_workload(
+        config::parse_yaml("layers:\n" + layers, "experiment.yaml"), "workload");
+  };
+  const std::string g = "  - {name: up, m: 64, n: 256, k: 128}\n";
+  const std::string act = "  - {name: act, op: gelu, rows: 64, cols: 256";
+  // Default edges (each layer reads the one before it): the GELU fuses.
+  CHECK(names(workloads::fuse_epilogues(load(g + act + "}\n").layers)) ==
+        std::vector<std::string>{"up+act"});
+  // The GELU reads the workload's input, not the GEMM: nothing to fuse.
+  CHECK(names(workloads::fuse_epilogues(load(g + act + ", inputs: input}\n").layers)) ==
+        std::vector<std::string>{"up", "act"});
+  // A later layer also reads the GEMM's output: it must be stored, so the GELU stays apart; the
+  // later layer keeps reading 'up' by name.
+  const std::string down = "  - {name: down, m: 64, n: 128, k: 256, inputs: [act, up]}\n";
+  const auto kept = workloads::fuse_epilogues(load(g + act + "}\n" + down).layers);
+  CHECK(names(kept) == std::vector<std::string>{"up", "act", "down"});
+  CHECK(kept[2].inputs == std::vector<std::string>{"act", "up"});
+  // A residual add names its two tensors: it fuses, and readers of it are renamed.
+  const std::string res = "  - {name: res, op: add, rows: 64, cols: 256, inputs: [up, input]}\n"
+                          "  - {name: next, m: 64, n: 64, k: 256, inputs: [input, res]}\n";
+  const auto fused = workloads::fuse_epilogues(load(g + res).layers);
+  CHECK(names(fused) == std::vector<std::string>{"up+res", "next"});
+  CHECK(fused[1].inputs == std::vector<std::string>{"input", "up+res"});
+  REQUIRE(fused[0].epilogue.size() == 1);
+  CHECK(fused[0].epilogue[0].extra_inputs == 1);
+
+  // CMEM hand-off: a norm read by the next GEMM only hands over; read by two GEMMs, it is stored.
+  const auto chip = chip_with("chip: {}");
+  const std::string norm = "  - {name: norm, op: layernorm, rows: 64, cols: 128}\n";
+  const std::string q = "  - {name: q, m: 64, n: 128, k: 128}\n";
+  const std::string k = "  - {name: k, m: 64, n: 128, k: 128, inputs: norm}\n";
+  workloads::MappingOptions opt;
+  CHECK(workloads::plan_handoffs(chip, load(norm + q).layers, opt)[0].output_cmem);
+  CHECK_FALSE(workloads::plan_handoffs(chip, load(norm + q + k).layers, opt)[0].output_cmem);
+
+  // A name that is no earlier layer is an error at its place in the file.
+  try {
+    load(g + act + ", inputs: [upp]}\n");
+    FAIL("an input naming no layer was accepted");
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("layers[1].inputs[0]") != std::string::npos);
+    CHECK(what.find("did you mean 'up'") != std::string::npos);
+  }
+  CHECK_THROWS_AS(load(g + "  - {name: x, op: gelu, rows: 64, cols: 256, inputs: x}\n"),
+                  ConfigError);  // not itself
+}
