@@ -54,6 +54,15 @@ struct VmemTail {
   std::vector<std::uint32_t> ops;
 };
 
+/// One MXU's weight FIFO (MxuConfig::weight_fifo) in a lowered layer: its first loads (those
+/// with no dependency in the layer, at most the FIFO's depth) and the matmuls that read its last
+/// tiles (at most the depth, oldest first). The linker makes the next layer's first loads wait
+/// for the readers of the slots they take.
+struct WeightFifo {
+  std::uint16_t unit = 0;  ///< the MXU: index into Program::units
+  std::vector<std::uint32_t> head, tail;
+};
+
 /// Ops name units and memories by instance path (`chip0.core1.mxu2`, `chip0.hbm`), interned in
 /// the program's tables; the netlist that runs the program resolves the paths, so one program
 /// may address many devices.
@@ -64,6 +73,7 @@ struct Program {
   /// Reported by the lowering of the layer's last step (GEMMs); empty: every VMEM buffer is
   /// taken to be in use until the whole layer has finished.
   std::vector<VmemTail> vmem_tail;
+  std::vector<WeightFifo> fifos;  ///< the weight FIFOs the lowered layer uses
   std::uint32_t instances = 1;  ///< lowered layer instances in `ops` (after < instances + 1)
 };
 

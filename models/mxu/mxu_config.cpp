@@ -39,7 +39,15 @@ const config::SchemaOf<MxuConfig>& MxuConfig::schema() {
         .integer("accumulators", &MxuConfig::accumulators, 4096, 1, 1 << 24,
                  "accumulator rows (each cols x 32-bit); an output tile x 2 (double-buffered) "
                  "must fit",
-                 "rows");
+                 "rows")
+        // TPU v1 stages weights from its DDR3 weight memory through a FIFO four tiles deep
+        // (FACTS.md §A.1, [TPU1] Jouppi et al., ISCA 2017, §2). TPU v4 reads them from VMEM,
+        // double-buffered there and in the array's shadow tile: no FIFO (the default).
+        .integer("weight_fifo", &MxuConfig::weight_fifo, 0, 0, 1024,
+                 "weight tiles (rows x cols) buffered between weight memory and the array; each "
+                 "matmul waits only for its own tile (TPU v1: 4); 0: no FIFO, weights are staged "
+                 "in double-buffered VMEM tiles (TPU v4)",
+                 "tiles");
     b.check([](const MxuConfig& c, const config::Node& n, const std::string& p) {
       const bool int_in = c.input_type == DataType::kInt8;
       const bool int_acc = c.accumulate_type == DataType::kInt32;

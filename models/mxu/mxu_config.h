@@ -19,6 +19,10 @@ struct MxuConfig {
   DataType input_type = DataType::kBf16;
   DataType accumulate_type = DataType::kFp32;
   std::int64_t accumulators = 0;  ///< accumulator rows per MXU, each `cols` 32-bit sums wide
+  /// Weight tiles (rows x cols each) the FIFO between weight memory and the array holds ahead
+  /// of the array's own double-buffered (shadow) tile; 0: no FIFO, weights are staged in VMEM
+  /// tiles, double-buffered (TPU v4).
+  std::int64_t weight_fifo = 0;
   static const config::SchemaOf<MxuConfig>& schema();
 };
 

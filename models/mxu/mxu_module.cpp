@@ -38,12 +38,15 @@ void MxuModule::dequeued(const Op& op) {
   // A dependency on a store means the op waits for its accumulator buffer to be written out;
   // when only such dependencies are pending the wait is an output stall (when operand loads
   // are pending as well it counts as an input stall).
-  bool input = false, output = false;
+  // A pending weight load makes an input stall a weight stall.
+  bool input = false, output = false, weight = false;
   for (std::uint32_t d : op.deps) {
     if (board().done(d)) continue;
-    (board().program().ops[d].kind == OpKind::kStore ? output : input) = true;
+    const Op& dep = board().program().ops[d];
+    (dep.kind == OpKind::kStore ? output : input) = true;
+    weight = weight || (dep.kind == OpKind::kLoad && dep.operand == Operand::kWeight);
   }
-  wait_ = output && !input ? DepWait::kOutput : DepWait::kInput;
+  wait_ = output && !input ? DepWait::kOutput : weight ? DepWait::kWeight : DepWait::kInput;
 }
 
 sc_core::sc_time MxuModule::execute(const Op& op, sc_core::sc_time deps_done) {

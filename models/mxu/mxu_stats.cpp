@@ -12,6 +12,7 @@ void MxuCounters::add(const MxuCounters& o) {
   stall_output += o.stall_output;
   fill_drain += o.fill_drain;
   stall_input += o.stall_input;
+  stall_weight += o.stall_weight;
   ops += o.ops;
   folds += o.folds;
   macs += o.macs;
@@ -30,6 +31,7 @@ void MxuTimeline::op(const OpSchedule& s, std::uint64_t vmem_delay, DepWait why,
     const std::uint64_t drain = std::min(t1, std::max(c0, pending_end_));
     c.fill_drain += drain - c0;
     (why == DepWait::kOutput ? c.stall_output : c.stall_input) += t1 - drain;
+    if (why == DepWait::kWeight) c.stall_weight += t1 - c0;
   }
   // [t1, ideal): operands ready, the port waits for the first tile (os: for the drain).
   (load_ ? c.weight_load : c.stall_output) += ideal - t1;

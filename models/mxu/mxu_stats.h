@@ -5,7 +5,10 @@
 // port waits for a stationary tile to shift in), stall_output (it waits for results to leave:
 // os output registers, or the accumulator buffer still being stored), fill_drain (nothing to
 // stream while the previous op is still in flight), stall_input (the next op's operands are not
-// in VMEM yet, or the shared VMEM port has not delivered them); the rest is idle.
+// in VMEM yet, or the shared VMEM port has not delivered them); the rest is idle. Besides the
+// classes, stall_weight counts the cycles (fill_drain or stall_input) an op waited for a weight
+// tile still on its way from memory: TPU v1's "weight stall" counter (Jouppi et al., ISCA 2017,
+// Table 3).
 
 #include <cstdint>
 
@@ -20,6 +23,7 @@ struct MxuCounters {
   std::uint64_t stall_output = 0;
   std::uint64_t fill_drain = 0;
   std::uint64_t stall_input = 0;
+  std::uint64_t stall_weight = 0;  ///< not a class: waits for a weight load (see above)
   std::uint64_t ops = 0;
   std::uint64_t folds = 0;
   std::uint64_t macs = 0;
@@ -32,8 +36,9 @@ struct MxuCounters {
   }
 };
 
-/// Why an op's operands were late when the MXU reached it.
-enum class DepWait { kInput, kOutput };
+/// Why an op's operands were late when the MXU reached it: kWeight is an input wait in which a
+/// weight load (models::Operand::kWeight) is still pending.
+enum class DepWait { kInput, kOutput, kWeight };
 
 /// Classifies an MXU's cycles op by op from the exact schedules (models nothing itself).
 class MxuTimeline {

@@ -43,6 +43,31 @@ std::vector<std::uint32_t> remap(std::vector<std::string>& whole,
   return to;
 }
 
+/// The weight-FIFO slot each first load of `part` takes (MxuConfig::weight_fifo): load j of a
+/// FIFO waits for the reader of the tile loaded `depth` loads before it, which the program's
+/// FIFO tail (the last instance that used that MXU's FIFO) holds. Keyed by op index in `part`;
+/// `unit_to` maps `part`'s units to `whole`'s.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> fifo_slots(
+    const Program& whole, const Program& part, std::int64_t depth,
+    const std::vector<std::uint32_t>& unit_to) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
+  std::vector<std::uint16_t> seen;
+  for (const auto& f : part.fifos) {
+    if (std::find(seen.begin(), seen.end(), f.unit) != seen.end()) continue;  // a later step's
+    seen.push_back(f.unit);
+    const models::WeightFifo* prev = nullptr;
+    for (const auto& w : whole.fifos)
+      if (w.unit == unit_to.at(f.unit)) prev = &w;
+    for (size_t j = 0; j < f.head.size(); ++j) {
+      const std::int64_t back = static_cast<std::int64_t>(j) - depth;  // the slot's last load
+      const std::int64_t at = prev ? static_cast<std::int64_t>(prev->tail.size()) + back : -1;
+      if (at >= 0) out.emplace_back(f.head[j], prev->tail[static_cast<size_t>(at)]);
+      else out.emplace_back(f.head[j], ~0u);  // a slot nothing before has used
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 void link_instance(Program& whole, const Program& part, std::uint32_t layer,
@@ -57,7 +82,9 @@ void link_instance(Program& whole, const Program& part, std::uint32_t layer,
   SYSTOLE_ASSERT(whole.units.size() <= 65536 && whole.memories.size() <= 256,
                  "more units or memories than an op can name");
   bool waits = first;  // some op waits for the previous instance (it reads its output)
-  for (const Op& src : part.ops) {
+  const auto slots = fifo_slots(whole, part, chip.mxu.weight_fifo, unit_to);
+  for (std::uint32_t i = 0; i < part.ops.size(); ++i) {
+    const Op& src = part.ops[i];
     Op op = src;
     for (auto& d : op.deps) d += offset;
     op.layer = layer;
@@ -68,7 +95,13 @@ void link_instance(Program& whole, const Program& part, std::uint32_t layer,
       SYSTOLE_ASSERT(src.memory < memory_to.size(), "a DMA to a memory its program does not name");
       op.memory = static_cast<std::uint8_t>(memory_to[src.memory]);
     }
-    if (!first) {
+    const auto slot = std::find_if(slots.begin(), slots.end(),
+                                   [&](const auto& s) { return s.first == i; });
+    if (!first && overlap && slot != slots.end()) {
+      // A weight-FIFO load: waits for its slot, and at most one layer ahead.
+      if (slot->second != ~0u) op.deps = {slot->second};
+      op.after = instance - 1;
+    } else if (!first) {
       const bool root = src.deps.empty();
       const bool weight_root = root && overlap && src.operand == Operand::kWeight &&
                                src.kind == OpKind::kLoad && has_tail;
@@ -87,6 +120,15 @@ void link_instance(Program& whole, const Program& part, std::uint32_t layer,
   whole.vmem_tail = part.vmem_tail;
   for (auto& t : whole.vmem_tail)
     for (auto& o : t.ops) o += offset;
+  // Each FIFO's tail: the last step's that used it (a FIFO this instance left alone keeps its).
+  for (const auto& f : part.fifos) {
+    const auto unit = static_cast<std::uint16_t>(unit_to.at(f.unit));
+    auto it = std::find_if(whole.fifos.begin(), whole.fifos.end(),
+                           [&](const models::WeightFifo& w) { return w.unit == unit; });
+    if (it == whole.fifos.end()) it = whole.fifos.insert(whole.fifos.end(), {unit, {}, {}});
+    it->tail = f.tail;
+    for (auto& o : it->tail) o += offset;
+  }
   whole.instances = instance + 1;
 }
 

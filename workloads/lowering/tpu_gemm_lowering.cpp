@@ -110,7 +110,12 @@ class CoreGemm {
  public:
   CoreGemm(ProgramBuilder& b, std::int64_t core, const GemmMapping& mp, std::uint64_t eb,
            const GemmTraffic& tr, CmemStage& stage)
-      : b_(b), core_(core), vmem_("VMEM", b.chip().vmem.capacity.value(), 1), stage_(stage) {
+      : b_(b),
+        core_(core),
+        fifo_depth_(b.chip().mxu.weight_fifo),
+        fifo_(static_cast<size_t>(b.chip().mxus_per_core)),
+        vmem_("VMEM", b.chip().vmem.capacity.value(), 1),
+        stage_(stage) {
     // VMEM: double-buffered operand slots and accumulator tiles (the mapping checked the fit).
     const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
     va_ = vmem_.add("A", u(mp.tm * mp.tk) * eb, 2);
@@ -158,10 +163,14 @@ class CoreGemm {
           } else if (!tr.resident) {
             a = load_a(m0 + mt, kt, tm, tk, a_bytes, free_slot, a_mem, vmem_.slot(va_, slot));
           }
+          // Through a weight FIFO the B tile streams tile by tile with its matmuls (fifo_matmuls).
+          const bool fifo = fifo_depth_ > 0 && tr.b_is_weight;
           const std::uint32_t bt =
-              b_.reads(b_.load(core_, static_cast<std::uint64_t>(tk * tn) * eb, free_slot,
-                               hbm.tile(hbm.b, hbm.N, kt, n0 + nt, tk, tn), vmem_.slot(vb_, slot)),
-                       tr.b_is_weight ? models::Operand::kWeight : models::Operand::kInput);
+              fifo ? ~0u
+                   : b_.reads(b_.load(core_, static_cast<std::uint64_t>(tk * tn) * eb, free_slot,
+                                      hbm.tile(hbm.b, hbm.N, kt, n0 + nt, tk, tn),
+                                      vmem_.slot(vb_, slot)),
+                              tr.b_is_weight ? models::Operand::kWeight : models::Operand::kInput);
           copy_a();
           // The previous tile's store goes after this step's prefetch, so an in-order DMA
           // queue never holds the prefetch back behind a store that waits for the MXUs (with
@@ -206,12 +215,16 @@ class CoreGemm {
             mm.k = static_cast<std::uint32_t>(tk);
             mm.n = static_cast<std::uint32_t>(n_j);
             mm.bytes = static_cast<std::uint64_t>(m_j * tk + tk * n_j) * eb;
-            mm.deps = {bt};
+            if (bt != ~0u) mm.deps = {bt};
             if (a != ~0u) mm.deps.push_back(a);
             if (kt == k_begin && acc_store_[acc] != ~0u) mm.deps.push_back(acc_store_[acc]);
             if (kt == k_begin && partial != ~0u) mm.deps.push_back(partial);
             // Resident activations: the matmul reads A where the layer before left it.
             if (tr.resident) mm.operand = models::Operand::kInput;
+            if (fifo) {
+              fifo_matmuls(mm, j, hbm, eb, last_step);
+              continue;
+            }
             const std::uint32_t id = b_.emit(std::move(mm));
             next_readers_.push_back(id);
             last_step.push_back(id);
@@ -283,6 +296,43 @@ class CoreGemm {
     next_readers_.push_back(id);
   }
 
+  /// The weight FIFO (MxuConfig::weight_fifo, TPU v1): MXU j's slice of the B tile (`mm`'s
+  /// k x n) streams from memory in array-sized tiles, each one DMA load and one matmul that waits
+  /// only for its own tile, column block by column block with the row blocks inside (the fold
+  /// order). A load waits for the matmul that read the tile `depth` loads before it: that slot
+  /// frees when the matmul completes (the hardware frees it when the tile shifts into the array,
+  /// one matmul latency earlier).
+  void fifo_matmuls(const Op& mm, std::int64_t j, const HbmLayout& hbm, std::uint64_t eb,
+                    std::vector<std::uint32_t>& last_step) {
+    const auto& mxu = b_.chip().mxu;
+    auto& f = fifo_[static_cast<size_t>(j)];
+    const auto depth = static_cast<size_t>(fifo_depth_);
+    for (std::int64_t c0 = 0; c0 < mm.n; c0 += mxu.cols)
+      for (std::int64_t r0 = 0; r0 < mm.k; r0 += mxu.rows) {
+        const std::int64_t rows = std::min<std::int64_t>(mxu.rows, mm.k - r0);
+        const std::int64_t cols = std::min<std::int64_t>(mxu.cols, mm.n - c0);
+        std::vector<std::uint32_t> slot;
+        if (f.tail.size() >= depth) slot.push_back(f.tail[f.tail.size() - depth]);
+        const std::uint32_t ld = b_.reads(
+            b_.load(core_, static_cast<std::uint64_t>(rows * cols) * eb, std::move(slot),
+                    hbm.tile(hbm.b, hbm.N, mm.k0 + r0, mm.n0 + c0, rows, cols)),
+            models::Operand::kWeight);
+        if (f.head.size() < depth && b_.program().ops[ld].deps.empty()) f.head.push_back(ld);
+        Op t = mm;
+        t.k0 = mm.k0 + static_cast<std::uint32_t>(r0);
+        t.n0 = mm.n0 + static_cast<std::uint32_t>(c0);
+        t.k = static_cast<std::uint32_t>(rows);
+        t.n = static_cast<std::uint32_t>(cols);
+        t.bytes = static_cast<std::uint64_t>(mm.m * rows + rows * cols) * eb;
+        t.deps.push_back(ld);
+        const std::uint32_t id = b_.emit(std::move(t));
+        f.tail.push_back(id);
+        if (f.tail.size() > depth) f.tail.erase(f.tail.begin());
+        next_readers_.push_back(id);
+        last_step.push_back(id);
+      }
+  }
+
   /// Emits the pending output-tile store (it frees accumulator buffer `acc`).
   void flush(int acc) {
     if (pending_deps_.empty()) return;
@@ -309,11 +359,18 @@ class CoreGemm {
       if (acc_store_[s] != ~0u) add(vc_, s, {acc_store_[s]});
     }
     if (ve_ && epi_vec_ != ~0u) add(ve_, 0, {epi_vec_});
+    for (size_t j = 0; j < fifo_.size(); ++j)
+      if (!fifo_[j].tail.empty()) {
+        fifo_[j].unit = b_.chip().mxu_unit(core_, static_cast<std::int64_t>(j));
+        b_.program().fifos.push_back(fifo_[j]);
+      }
   }
 
  private:
   ProgramBuilder& b_;
   std::int64_t core_;
+  std::int64_t fifo_depth_;                 // MxuConfig::weight_fifo (0: none)
+  std::vector<models::WeightFifo> fifo_;  // per MXU: first loads, readers of the last tiles
   std::vector<std::uint32_t> slot_readers_[2];  // ops that read each VMEM slot
   std::vector<std::uint32_t> next_readers_;     // readers of the slot being filled
   struct Copy {

@@ -39,6 +39,10 @@ void mxu_columns(Record& r, const MxuCounters& x, std::int64_t cycles, double mx
          "cycles waiting for results to leave (os output registers; the accumulator buffer's "
          "previous tile not yet stored)",
          cyc(x.stall_output))
+      .i("stall_weight_cycles", "cycles",
+         "cycles an op waited for a weight tile from memory (within fill_drain_cycles and "
+         "stall_input_cycles; TPU v1's weight stall counter)",
+         cyc(x.stall_weight))
       .i("stall_cycles", "cycles", "stall_input_cycles + stall_output_cycles",
          cyc(x.stall_input + x.stall_output))
       .i("fill_drain_cycles", "cycles",
@@ -183,6 +187,10 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
         .f("mxu_stall_output_cycles", "cycles",
            "mean cycles an MXU waited for results to leave (output registers, accumulators)",
            mean_cycles(t.stall_output))
+        .f("mxu_stall_weight_cycles", "cycles",
+           "mean cycles an MXU waited for a weight tile from memory (within "
+           "mxu_fill_drain_cycles and mxu_stall_input_cycles)",
+           mean_cycles(t.stall_weight))
         .f("mxu_load_cycles", "cycles", "mean cycles an MXU waited for a weight tile to shift in",
            mean_cycles(t.weight_load))
         .f("mxu_fill_drain_cycles", "cycles",
