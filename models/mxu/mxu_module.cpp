@@ -64,6 +64,17 @@ sc_core::sc_time MxuModule::execute(const Op& op, sc_core::sc_time deps_done) {
     timeline_.settle(std::max(timeline_.cursor(), (begun + p - 1) / p), layers_mxu_[last_layer_]);
     last_instance_ = op.instance;
   }
+  if (wait_ == DepWait::kWeight) {
+    // A weight stall only if a weight tile was what the op waited for last (not the layer
+    // instance before it, or a vector op: a read-after-write wait).
+    bool weight_last = false;
+    for (std::uint32_t d : op.deps) {
+      const Op& dep = board().program().ops[d];
+      weight_last = weight_last || (dep.kind == OpKind::kLoad &&
+                                    dep.operand == Operand::kWeight && board().done_at(d) == deps_done);
+    }
+    if (!weight_last) wait_ = DepWait::kInput;
+  }
   // The array sees its operands at the first clock edge at or after they are in VMEM.
   const std::uint64_t ready = std::max<std::uint64_t>((deps_done.value() + p - 1) / p, run_start_);
   OpSchedule s = pipeline_.plan(op.m, op.k, op.n, ready);

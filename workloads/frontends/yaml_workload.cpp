@@ -54,6 +54,9 @@ struct AttnSpec : Base {
 struct VecSpec : Base {
   std::int64_t rows = 0, cols = 0;
 };
+struct LstmSpec : Base {
+  std::int64_t batch = 0, input = 0, hidden = 0, steps = 0;
+};
 
 const SchemaOf<GemmSpec>& gemm_schema() {
   static const SchemaOf<GemmSpec> s = [] {
@@ -103,6 +106,24 @@ const SchemaOf<AttnSpec>& attn_schema() {
                  "key/value positions incl. the KV cache (0 = seq_q)")
         .integer("head_dim", &AttnSpec::head_dim, std::nullopt, 1, 65536, "dimension per head")
         .boolean("causal", &AttnSpec::causal, false, "mask future positions");
+    return b;
+  }();
+  return s;
+}
+
+const SchemaOf<LstmSpec>& lstm_schema() {
+  static const SchemaOf<LstmSpec> s = [] {
+    SchemaOf<LstmSpec> b("lstm",
+                         "LSTM cell over time steps: per step the gate GEMM [x_t, h_t-1] * W "
+                         "(4 x hidden columns) on the MXUs, then sigmoid x 3, tanh x 2 and the "
+                         "cell's products and sum on the vector unit; step t + 1 waits for h_t");
+    common_fields(b);
+    b.integer("batch", &LstmSpec::batch, 1, 1, kMaxDim, "sequences run together")
+        .integer("input", &LstmSpec::input, std::nullopt, 1, kMaxDim, "input size (x_t)")
+        .integer("hidden", &LstmSpec::hidden, std::nullopt, 1, kMaxDim / 4,
+                 "hidden size (h_t, c_t)")
+        .integer("steps", &LstmSpec::steps, 1, 1, 1 << 20,
+                 "time steps; each is one instance that waits for the one before");
     return b;
   }();
   return s;
@@ -243,6 +264,16 @@ Layer parse_layer(const Node& n, const std::string& path, size_t index, const Pa
                                  l.attn.seq_q, l.attn.seq_kv));
       break;
     }
+    case LayerOp::kLstm: {
+      const auto s = lstm_schema().load(node, path);
+      fill_common(l, s, op, index);
+      l.m = s.batch;
+      l.k = s.input + s.hidden;
+      l.n = 4 * s.hidden;
+      if (s.repeat * s.steps > (1 << 20)) bad("steps", "repeat x steps exceeds 2^20");
+      l.repeat = s.repeat * s.steps;  // one instance per time step (and stacked layer)
+      break;
+    }
     default: {
       const auto v = vec_schema(op).load(node, path);
       fill_common(l, v, op, index);
@@ -377,7 +408,8 @@ const std::vector<std::pair<std::string, LayerOp>>& layer_ops() {
       {"gelu", LayerOp::kGelu},
       {"silu", LayerOp::kSilu},
       {"add", LayerOp::kAdd},
-      {"mul", LayerOp::kMul}};
+      {"mul", LayerOp::kMul},
+      {"lstm", LayerOp::kLstm}};
   return ops;
 }
 
@@ -389,6 +421,8 @@ const config::Schema& layer_schema(LayerOp op) {
       return conv_schema();
     case LayerOp::kAttention:
       return attn_schema();
+    case LayerOp::kLstm:
+      return lstm_schema();
     default:
       return vec_schema(op);
   }

@@ -28,12 +28,15 @@ const char* layer_op_name(LayerOp op) {
       return "add";
     case LayerOp::kMul:
       return "mul";
+    case LayerOp::kLstm:
+      return "lstm";
   }
   return "?";
 }
 
 bool is_vector_op(LayerOp op) {
-  return op != LayerOp::kGemm && op != LayerOp::kConv2d && op != LayerOp::kAttention;
+  return op != LayerOp::kGemm && op != LayerOp::kConv2d && op != LayerOp::kAttention &&
+         op != LayerOp::kLstm;
 }
 
 std::uint64_t AttentionShape::scores_per_head() const {
@@ -46,6 +49,7 @@ std::uint64_t AttentionShape::scores_per_head() const {
 std::uint64_t Layer::macs() const {
   switch (op) {
     case LayerOp::kGemm:
+    case LayerOp::kLstm:
       return static_cast<std::uint64_t>(rows()) * static_cast<std::uint64_t>(n) *
              static_cast<std::uint64_t>(k);
     case LayerOp::kConv2d: {
@@ -63,6 +67,8 @@ std::uint64_t Layer::macs() const {
 }
 
 std::uint64_t Layer::elements() const {
+  if (op == LayerOp::kLstm)
+    return static_cast<std::uint64_t>(rows()) * static_cast<std::uint64_t>(hidden());
   return static_cast<std::uint64_t>(vec.rows) * static_cast<std::uint64_t>(vec.cols);
 }
 
@@ -83,6 +89,8 @@ std::string Layer::shape() const {
       return fmt::format("b{} h{}/{} q{} kv{} d{}{}", a.batch, a.heads, a.kv_heads, a.seq_q,
                          a.seq_kv, a.head_dim, a.causal ? " causal" : "");
     }
+    case LayerOp::kLstm:  // sequences x input -> hidden
+      return fmt::format("{}x{}->{}", m, k - hidden(), hidden());
     default:
       return fmt::format("{}x{}", vec.rows, vec.cols);
   }

@@ -1,6 +1,7 @@
 #pragma once
 // The layer IR: what to compute, independent of any target. GEMM, conv2d, attention and the
-// vector ops around them (softmax, layernorm, rmsnorm, GELU/SiLU, residual add).
+// vector ops around them (softmax, layernorm, rmsnorm, GELU/SiLU, residual add), and LSTM
+// cells.
 
 #include <cstdint>
 #include <string>
@@ -21,7 +22,8 @@ enum class LayerOp {
   kGelu,
   kSilu,
   kAdd,
-  kMul
+  kMul,
+  kLstm  ///< one LSTM cell step: gate GEMM on the MXUs, the cell's nonlinearities on the vector unit
 };
 const char* layer_op_name(LayerOp op);
 /// True for the ops that run on the vector unit.
@@ -69,6 +71,11 @@ struct Layer {
 
   // gemm: C[batch][m x n] = A[batch][m x k] * B[k x n]; B (the weights) is shared by the batch,
   // so the batch folds into M.
+  // lstm: one time step of a cell of hidden size n / 4 over input size k - n / 4 for m
+  // sequences: gates[m x n] = [x_t, h_t-1][m x k] * W[k x n] (input, forget, cell and output
+  // gates side by side), then c_t = sigmoid(f) c_t-1 + sigmoid(i) tanh(g) and
+  // h_t = sigmoid(o) tanh(c_t) on the vector unit. `repeat` counts time steps (times stacked
+  // layers): instance t + 1 reads h_t, so it waits for instance t (lowering/compile.h).
   std::int64_t batch = 1;
   std::int64_t m = 0, n = 0, k = 0;
   ConvShape conv;                  ///< conv2d
@@ -88,7 +95,8 @@ struct Layer {
   std::int64_t rows() const { return batch * m; }            ///< GEMM M after folding the batch
   std::int64_t out_cols() const { return glu ? n / 2 : n; }  ///< gemm: columns stored
   std::uint64_t macs() const;      ///< multiply-accumulates (0 for vector ops)
-  std::uint64_t elements() const;  ///< vector ops: elements processed
+  std::uint64_t elements() const;  ///< vector ops: elements processed; lstm: of h_t
+  std::int64_t hidden() const { return n / 4; }  ///< lstm: hidden size
   std::string shape() const;       ///< for people: "8192x8192x8192", "1x224x224x3 k64 7x7/2"
 };
 

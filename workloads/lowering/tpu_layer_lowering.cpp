@@ -31,7 +31,10 @@ std::uint64_t u(std::int64_t v) { return static_cast<std::uint64_t>(v); }
 
 // Vector op over rows x cols: rows split over the cores, row tiles double-buffered in VMEM.
 // With `to_cmem` the output goes to CMEM, row-major from address 0, for the GEMM after it.
-std::string lower_vector(ProgramBuilder& b, const Layer& l, const VectorJob& v, bool to_cmem) {
+// `resident`: the inputs are already in VMEM (the GEMM before it left them there, as TPU v1's
+// accumulators feed its Activation unit) and the output stays there: no DMA.
+std::string lower_vector(ProgramBuilder& b, const Layer& l, const VectorJob& v, bool to_cmem,
+                         bool resident = false) {
   const auto& chip = b.chip();
   const std::uint64_t eb = dtype_bytes(l.dtype);
   const auto in_row =
@@ -43,7 +46,17 @@ std::string lower_vector(ProgramBuilder& b, const Layer& l, const VectorJob& v, 
   const std::int64_t per_core = ceil_div(v.rows, cores);
   const std::int64_t tr = std::max<std::int64_t>(
       1, std::min<std::int64_t>(per_core, static_cast<std::int64_t>(vmem / (2 * row_bytes))));
-  for (std::int64_t c = 0; c < cores; ++c) {
+  for (std::int64_t c = 0; c < cores && resident; ++c) {
+    const std::int64_t ext = std::min(per_core, v.rows - c * per_core);
+    for (std::int64_t r = 0; r < ext; r += tr) {  // after the step before (its sinks)
+      const std::int64_t rows = std::min(tr, ext - r);
+      b.vector(c,
+               static_cast<std::uint64_t>(
+                   std::ceil(static_cast<double>(rows * v.cols) * v.ops_per_element)),
+               u(rows) * row_bytes, {});
+    }
+  }
+  for (std::int64_t c = 0; c < cores && !resident; ++c) {
     const std::int64_t r0 = c * per_core, ext = std::min(per_core, v.rows - r0);
     std::uint32_t slot_store[2] = {~0u, ~0u};
     std::vector<std::uint32_t> pending;  // the previous tile's vector op, its store not emitted yet
@@ -268,6 +281,12 @@ LayerBounds layer_bounds(const models::TpuChipConfig& chip, const Layer& l, Atte
   const std::uint64_t eb = dtype_bytes(l.dtype);
   b.macs = l.macs();
   switch (l.op) {
+    case LayerOp::kLstm:  // the gate GEMM's weights; x_t and h_t-1 in, h_t and c_t out, c_t-1 in
+      b.compulsory_bytes = (resident ? 0 : u(l.rows() * l.k) + 3 * l.elements()) * eb +
+                           u(l.k * l.n) * eb;
+      b.lane_ops = static_cast<std::uint64_t>(
+          std::ceil(static_cast<double>(l.elements()) * vector_ops_per_element(l.op)));
+      break;
     case LayerOp::kGemm:
       // C as stored: N columns, or N / 2 for a gated epilogue (GLU).
       b.compulsory_bytes =
@@ -375,7 +394,9 @@ LoweredLayer lower_layer(const models::TpuChipConfig& chip, const Layer& l,
         break;
       }
       case Step::Kind::kVector:
-        tiles.push_back(lower_vector(b, l, s.vec, handoff.output_cmem));
+        // An LSTM cell works on its gate GEMM's output where that GEMM left it.
+        tiles.push_back(lower_vector(b, l, s.vec, handoff.output_cmem,
+                                     resident && l.op == LayerOp::kLstm));
         break;
       case Step::Kind::kFlash:
         tiles.push_back(lower_flash(b, l, s.flash, handoff.output_cmem));

@@ -23,6 +23,11 @@ double vector_ops_per_element(LayerOp op) {
     case LayerOp::kAdd:
     case LayerOp::kMul:
       return 1;
+    case LayerOp::kLstm:
+      // Per element of h_t: sigmoid x 3 (input, forget, output gates) and tanh x 2 (cell
+      // input, c_t) at 3 each (exp, add, reciprocal: SiLU's 4 less its product), then
+      // c_t = f c_t-1 + i g and h_t = o tanh(c_t): 3 products and a sum. An assumption.
+      return 3 * 3 + 2 * 3 + 4;
     default:
       return 0;
   }
@@ -189,6 +194,13 @@ std::vector<Step> plan_layer(const Layer& l, AttentionImpl attention) {
       return {gemm_step("qk", gemm_of(l, rows, a.seq_kv, a.head_dim, ".qk"), count),
               vector_step("softmax", LayerOp::kSoftmax, a.batch * a.heads * a.seq_q, a.seq_kv),
               gemm_step("pv", gemm_of(l, rows, a.head_dim, a.seq_kv, ".pv"), count)};
+    }
+    case LayerOp::kLstm: {
+      // The gate GEMM, then the cell on the vector unit: per element of h_t it reads the four
+      // gate pre-activations and c_t-1.
+      Step cell = vector_step("cell", LayerOp::kLstm, l.m, l.hidden());
+      cell.vec.input_ratio = 5;
+      return {gemm_step("gates", gemm_of(l, l.m, l.n, l.k, ".gates"), 1), cell};
     }
     default:
       return {vector_step(layer_op_name(l.op), l.op, l.vec.rows, l.vec.cols)};

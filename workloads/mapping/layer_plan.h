@@ -12,6 +12,8 @@
 //   attention  unfused: S = Q K^T (GEMM per batch x kv-head, the query heads of a group
 //              stacked into M), softmax over S in HBM, O = P V (GEMM); fused (FlashAttention):
 //              one job that keeps the query tile and the running softmax in VMEM
+//   lstm       one time step: the gate GEMM (m x 4 hidden x (input + hidden)), then the cell
+//              (sigmoid x 3, tanh x 2, products, sum) as a vector job over m x hidden
 //   others     one vector job
 
 #include <cstdint>
