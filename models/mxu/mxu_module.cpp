@@ -70,8 +70,8 @@ sc_core::sc_time MxuModule::execute(const Op& op, sc_core::sc_time deps_done) {
     bool weight_last = false;
     for (std::uint32_t d : op.deps) {
       const Op& dep = board().program().ops[d];
-      weight_last = weight_last || (dep.kind == OpKind::kLoad &&
-                                    dep.operand == Operand::kWeight && board().done_at(d) == deps_done);
+      weight_last = weight_last || (dep.kind == OpKind::kLoad && dep.operand == Operand::kWeight &&
+                                    board().done_at(d) == deps_done);
     }
     if (!weight_last) wait_ = DepWait::kInput;
   }

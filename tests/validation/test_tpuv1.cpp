@@ -24,9 +24,9 @@ struct Paper {
   double tops, active, weight_stall, weight_shift, non_matrix, raw;
 };
 const std::map<std::string, Paper> kPaper = {
-    {"mlp0", {12.3, 12.7, 53.9, 15.9, 17.5, 3.3}},  {"mlp1", {9.7, 10.6, 44.2, 13.4, 31.9, 8.4}},
-    {"lstm0", {3.7, 8.2, 58.1, 15.8, 17.9, 14.6}},  {"lstm1", {2.8, 10.5, 62.1, 17.1, 10.3, 10.6}},
-    {"cnn0", {86.0, 78.2, 0.0, 0.0, 21.8, 3.5}},    {"cnn1", {14.1, 46.2, 28.1, 7.0, 18.7, 22.8}},
+    {"mlp0", {12.3, 12.7, 53.9, 15.9, 17.5, 3.3}}, {"mlp1", {9.7, 10.6, 44.2, 13.4, 31.9, 8.4}},
+    {"lstm0", {3.7, 8.2, 58.1, 15.8, 17.9, 14.6}}, {"lstm1", {2.8, 10.5, 62.1, 17.1, 10.3, 10.6}},
+    {"cnn0", {86.0, 78.2, 0.0, 0.0, 21.8, 3.5}},   {"cnn1", {14.1, 46.2, 28.1, 7.0, 18.7, 22.8}},
 };
 
 // Targets (issue 10, stated before measuring): MLP0, MLP1, LSTM0, LSTM1 within 15% of the
@@ -65,7 +65,8 @@ const std::map<std::string, Simulated>& simulated() {
         busy += l.get_number(i, "mxu_busy_cycles");
         shift += l.get_number(i, "mxu_load_cycles");
         weight += l.get_number(i, "mxu_stall_weight_cycles");
-        waits += l.get_number(i, "mxu_stall_input_cycles") + l.get_number(i, "mxu_fill_drain_cycles");
+        waits +=
+            l.get_number(i, "mxu_stall_input_cycles") + l.get_number(i, "mxu_fill_drain_cycles");
       }
       Simulated s;
       s.tops = 2 * macs / seconds / 1e12;
@@ -108,12 +109,13 @@ TEST_CASE("TPU v1: the cycle breakdown partitions each run", "[validation]") {
   for (const auto& [app, s] : simulated()) {
     const Paper& p = kPaper.at(app);
     char line[256];
-    std::snprintf(line, sizeof line,
-                  "%-5s TOPS %5.2f (%5.1f, %+5.0f%%) active %4.1f (%4.1f) weight stall %4.1f (%4.1f) "
-                  "shift %4.1f (%4.1f) non-matrix %4.1f (%4.1f) RAW %4.1f (%4.1f)\n",
-                  app.c_str(), s.tops, p.tops, 100 * (s.tops / p.tops - 1), s.active, p.active,
-                  s.weight_stall, p.weight_stall, s.weight_shift, p.weight_shift, s.non_matrix,
-                  p.non_matrix, s.raw, p.raw);
+    std::snprintf(
+        line, sizeof line,
+        "%-5s TOPS %5.2f (%5.1f, %+5.0f%%) active %4.1f (%4.1f) weight stall %4.1f (%4.1f) "
+        "shift %4.1f (%4.1f) non-matrix %4.1f (%4.1f) RAW %4.1f (%4.1f)\n",
+        app.c_str(), s.tops, p.tops, 100 * (s.tops / p.tops - 1), s.active, p.active,
+        s.weight_stall, p.weight_stall, s.weight_shift, p.weight_shift, s.non_matrix, p.non_matrix,
+        s.raw, p.raw);
     table += line;
   }
   WARN("Systole (paper):\n" << table);

@@ -23,7 +23,8 @@ enum class LayerOp {
   kSilu,
   kAdd,
   kMul,
-  kLstm  ///< one LSTM cell step: gate GEMM on the MXUs, the cell's nonlinearities on the vector unit
+  kLstm  ///< one LSTM cell step: gate GEMM on the MXUs, the cell's nonlinearities on the vector
+         ///< unit
 };
 const char* layer_op_name(LayerOp op);
 /// True for the ops that run on the vector unit.

@@ -61,8 +61,10 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> fifo_slots(
     for (size_t j = 0; j < f.head.size(); ++j) {
       const std::int64_t back = static_cast<std::int64_t>(j) - depth;  // the slot's last load
       const std::int64_t at = prev ? static_cast<std::int64_t>(prev->tail.size()) + back : -1;
-      if (at >= 0) out.emplace_back(f.head[j], prev->tail[static_cast<size_t>(at)]);
-      else out.emplace_back(f.head[j], ~0u);  // a slot nothing before has used
+      if (at >= 0)
+        out.emplace_back(f.head[j], prev->tail[static_cast<size_t>(at)]);
+      else
+        out.emplace_back(f.head[j], ~0u);  // a slot nothing before has used
     }
   }
   return out;

@@ -313,10 +313,10 @@ class CoreGemm {
         const std::int64_t cols = std::min<std::int64_t>(mxu.cols, mm.n - c0);
         std::vector<std::uint32_t> slot;
         if (f.tail.size() >= depth) slot.push_back(f.tail[f.tail.size() - depth]);
-        const std::uint32_t ld = b_.reads(
-            b_.load(core_, static_cast<std::uint64_t>(rows * cols) * eb, std::move(slot),
-                    hbm.tile(hbm.b, hbm.N, mm.k0 + r0, mm.n0 + c0, rows, cols)),
-            models::Operand::kWeight);
+        const std::uint32_t ld =
+            b_.reads(b_.load(core_, static_cast<std::uint64_t>(rows * cols) * eb, std::move(slot),
+                             hbm.tile(hbm.b, hbm.N, mm.k0 + r0, mm.n0 + c0, rows, cols)),
+                     models::Operand::kWeight);
         if (f.head.size() < depth && b_.program().ops[ld].deps.empty()) f.head.push_back(ld);
         Op t = mm;
         t.k0 = mm.k0 + static_cast<std::uint32_t>(r0);
@@ -369,8 +369,8 @@ class CoreGemm {
  private:
   ProgramBuilder& b_;
   std::int64_t core_;
-  std::int64_t fifo_depth_;                 // MxuConfig::weight_fifo (0: none)
-  std::vector<models::WeightFifo> fifo_;  // per MXU: first loads, readers of the last tiles
+  std::int64_t fifo_depth_;                     // MxuConfig::weight_fifo (0: none)
+  std::vector<models::WeightFifo> fifo_;        // per MXU: first loads, readers of the last tiles
   std::vector<std::uint32_t> slot_readers_[2];  // ops that read each VMEM slot
   std::vector<std::uint32_t> next_readers_;     // readers of the slot being filled
   struct Copy {

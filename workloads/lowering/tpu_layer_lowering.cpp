@@ -282,8 +282,8 @@ LayerBounds layer_bounds(const models::TpuChipConfig& chip, const Layer& l, Atte
   b.macs = l.macs();
   switch (l.op) {
     case LayerOp::kLstm:  // the gate GEMM's weights; x_t and h_t-1 in, h_t and c_t out, c_t-1 in
-      b.compulsory_bytes = (resident ? 0 : u(l.rows() * l.k) + 3 * l.elements()) * eb +
-                           u(l.k * l.n) * eb;
+      b.compulsory_bytes =
+          (resident ? 0 : u(l.rows() * l.k) + 3 * l.elements()) * eb + u(l.k * l.n) * eb;
       b.lane_ops = static_cast<std::uint64_t>(
           std::ceil(static_cast<double>(l.elements()) * vector_ops_per_element(l.op)));
       break;
@@ -395,8 +395,8 @@ LoweredLayer lower_layer(const models::TpuChipConfig& chip, const Layer& l,
       }
       case Step::Kind::kVector:
         // An LSTM cell works on its gate GEMM's output where that GEMM left it.
-        tiles.push_back(lower_vector(b, l, s.vec, handoff.output_cmem,
-                                     resident && l.op == LayerOp::kLstm));
+        tiles.push_back(
+            lower_vector(b, l, s.vec, handoff.output_cmem, resident && l.op == LayerOp::kLstm));
         break;
       case Step::Kind::kFlash:
         tiles.push_back(lower_flash(b, l, s.flash, handoff.output_cmem));

@@ -131,7 +131,8 @@ TEST_CASE("lstm: the cell on the vector unit after the gates, step t + 1 after s
         CHECK(has(op.deps, last_matmul[op.instance]));
       }
       // The activations stay on chip: only weights move.
-      if (op.kind == OpKind::kLoad || op.kind == OpKind::kStore) CHECK(op.operand == Operand::kWeight);
+      if (op.kind == OpKind::kLoad || op.kind == OpKind::kStore)
+        CHECK(op.operand == Operand::kWeight);
     }
     CHECK(lane_ops == std::vector<std::uint64_t>(3, 8u * 16 * 19));
   }
