@@ -97,8 +97,8 @@ void link_instance(Program& whole, const Program& part, std::uint32_t layer,
       SYSTOLE_ASSERT(src.memory < memory_to.size(), "a DMA to a memory its program does not name");
       op.memory = static_cast<std::uint8_t>(memory_to[src.memory]);
     }
-    const auto slot = std::find_if(slots.begin(), slots.end(),
-                                   [&](const auto& s) { return s.first == i; });
+    const auto slot =
+        std::find_if(slots.begin(), slots.end(), [&](const auto& s) { return s.first == i; });
     if (!first && overlap && slot != slots.end()) {
       // A weight-FIFO load: waits for its slot, and at most one layer ahead.
       if (slot->second != ~0u) op.deps = {slot->second};
