@@ -6,9 +6,12 @@ namespace systole::models {
 
 // TPU v4 DMA: strided access at 512 B granularity (FACTS.md §A.3, [V4-notes]), so requests of
 // 512 B; one request issued per cycle per core by the scalar unit (FACTS.md §A.4). The engine
-// count, setup overhead and outstanding-request depth are placeholders; 512 requests of up to
-// 512 B cover ~200 ns at the full 1.2 TB/s (Little's law), more than the DRAM-side latency the
-// bank-level HBM shows under load (tens of ns of queueing plus tRCD + tCL).
+// count, setup overhead and outstanding-request depth are assumptions (no published figure).
+// ASSUMPTION outstanding 2048: a request holds its slot until its data has arrived (the HBM's
+// interface latency is inside the window), so by Little's law a TensorCore's engines must keep
+// latency x bandwidth in flight to reach the HBM's bandwidth: 1.23 TB/s x (500 ns + ~55 ns of
+// DRAM) = 682 KB. The bank-level HBM cuts requests at its 256 B interleave blocks, so the two
+// engines of one core hold 2 x 2048 x 256 B = 1 MiB, with margin. Plausible range 512-4096.
 const config::SchemaOf<DmaConfig>& DmaConfig::schema() {
   static const config::SchemaOf<DmaConfig> s = [] {
     config::SchemaOf<DmaConfig> b("dma", "DMA engines between HBM/CMEM and VMEM");
@@ -19,7 +22,7 @@ const config::SchemaOf<DmaConfig>& DmaConfig::schema() {
               "issue overhead per transfer")
         .bytes("request", &DmaConfig::request, std::string("512B"), Bytes(32), Bytes(1 << 20),
                "bytes per memory request (a power of two)")
-        .integer("outstanding", &DmaConfig::outstanding, 512, 1, 1 << 20,
+        .integer("outstanding", &DmaConfig::outstanding, 2048, 1, 1 << 20,
                  "memory requests an engine may have in flight", "requests");
     b.check([](const DmaConfig& c, const config::Node& n, const std::string& p) {
       const auto r = c.request.value();

@@ -1,5 +1,8 @@
 #include "models/hbm/bandwidth_memory_module.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace systole::models {
 
 BandwidthMemoryModule::BandwidthMemoryModule(const sc_core::sc_module_name& name,
@@ -10,18 +13,24 @@ std::uint64_t BandwidthMemoryModule::begin(const MemoryTransfer& t) {
   const std::uint64_t bytes = t.bytes();
   (t.write ? written_ : read_) += bytes;
   const double now = static_cast<double>(sc_core::sc_time_stamp().value());
-  pending_[next_] = server_.transfer(now, bytes);  // first come, first served
+  // The bandwidth, first come first served: when the transfer's bytes have crossed it, + latency.
+  const double shared = server_.transfer(now, bytes).done_ps;
+  // The requester's window: each request holds a slot for its own crossing plus the latency.
+  auto w = windows_.try_emplace(t.requester, t.max_outstanding, t.request_bytes).first;
+  const double round_trip =
+      server_.ps_per_byte() * w->second.request_bytes() + server_.latency_ps();
+  pending_[next_] = std::max(shared, w->second.transfer(now, bytes, round_trip));
   return next_++;
 }
 
 sc_core::sc_time BandwidthMemoryModule::finish(std::uint64_t h) {
-  const auto g = pending_.at(h);
+  const double done = pending_.at(h);
   pending_.erase(h);
   // Round up to whole picoseconds so a transfer never finishes early.
   const double now = static_cast<double>(sc_core::sc_time_stamp().value());
-  const double issue_end = std::ceil(g.issue_end_ps);
-  if (issue_end > now) sc_core::wait(sc_core::sc_time(issue_end - now, sc_core::SC_PS));
-  return sc_core::sc_time(std::ceil(g.done_ps) - std::max(issue_end, now), sc_core::SC_PS);
+  const double until = std::ceil(done);
+  if (until > now) sc_core::wait(sc_core::sc_time(until - now, sc_core::SC_PS));
+  return sc_core::SC_ZERO_TIME;  // its data has arrived: the latency was inside the window
 }
 
 MemoryCounters BandwidthMemoryModule::counters() const {

@@ -1,13 +1,16 @@
 #pragma once
-// SystemC channel for a memory timed by a bandwidth/latency model (hbm.model: bandwidth, CMEM):
-// transfers are served first come first served at the configured bandwidth; addresses and
-// access patterns do not matter.
+// SystemC channel for a memory timed by a bandwidth/latency model (hbm.model: bandwidth):
+// transfers share the bandwidth first come first served; addresses and access patterns do not
+// matter. A request's data arrives `latency` after it crossed the bandwidth, and it holds its
+// requester's outstanding slot until then (RequestWindow), so a requester alone moves at most
+// min(bandwidth, outstanding x request / (request / bandwidth + latency)).
 
 #include <map>
 #include <string>
 
 #include "models/common/bandwidth_server.h"
 #include "models/common/memory_if.h"
+#include "models/common/request_window.h"
 
 namespace systole::models {
 
@@ -22,7 +25,8 @@ class BandwidthMemoryModule : public sc_core::sc_module, public MemoryIf {
 
  private:
   BandwidthServer server_;
-  std::map<std::uint64_t, BandwidthServer::Grant> pending_;
+  std::map<std::uint16_t, RequestWindow> windows_;  // per requester
+  std::map<std::uint64_t, double> pending_;         // handle -> when its data has arrived (ps)
   std::uint64_t next_ = 1;
   std::uint64_t read_ = 0;
   std::uint64_t written_ = 0;

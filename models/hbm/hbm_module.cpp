@@ -9,7 +9,8 @@ namespace systole::models {
 HbmModule::HbmModule(const sc_core::sc_module_name& name, const HbmConfig& cfg)
     : sc_core::sc_module(name),
       model_(cfg),
-      latency_(sc_core::sc_time::from_value(cfg.latency.value())) {
+      latency_(static_cast<Cycle>(
+          std::ceil(static_cast<double>(cfg.latency.value()) / model_.tck_ps() - 1e-9))) {
   SYSTOLE_ASSERT(sc_core::sc_get_time_resolution() == sc_core::sc_time(1, sc_core::SC_PS),
                  "the HBM shell converts picoseconds: SystemC's time resolution must be 1 ps");
   SC_HAS_PROCESS(HbmModule);
@@ -33,7 +34,7 @@ HbmModule::Requester& HbmModule::requester(const MemoryTransfer& t) {
   auto& r = requesters_[t.requester];
   if (!r) {
     r = std::make_unique<Requester>();
-    r->port = model_.add_port(t.max_outstanding, t.request_bytes);
+    r->port = model_.add_port(t.max_outstanding, t.request_bytes, latency_);
   }
   return *r;
 }
@@ -81,7 +82,7 @@ sc_core::sc_time HbmModule::finish(std::uint64_t h) {
   SYSTOLE_ASSERT(it != open_.end(), "HBM finish() of an unknown transfer");
   while (!it->second.done) sc_core::wait(it->second.requester->finished);
   open_.erase(it);
-  return latency_;
+  return sc_core::SC_ZERO_TIME;  // its data has arrived: the latency was inside the window
 }
 
 MemoryCounters HbmModule::counters() const {

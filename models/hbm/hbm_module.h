@@ -5,9 +5,11 @@
 // plain C++ and only as far as SystemC time has advanced; the shell sleeps until the model's lower
 // bound of the next transfer completion, advances it there and wakes the engine whose transfer
 // finished, so a transfer of megabytes costs a handful of SystemC events, not one per burst.
-// Assumption: the fixed `latency` (interface, network) is a pipeline after the DRAM: a transfer
-// returns to its engine when its last burst has crossed the DRAM bus, and its data arrives
-// `latency` later (its requests hold no DRAM-side resource meanwhile).
+// The fixed `latency` (interface, on-chip network) is the response path after the DRAM: a
+// request's data arrives `latency` after its last burst crossed the DRAM bus, and the request
+// holds its requester's outstanding slot until then, so latency x bandwidth is the data a
+// requester needs in flight (Little's law). A transfer is finished when its last data arrived.
+// Assumption: the whole latency is on the way back (a request reaches its controller at once).
 
 #include <map>
 #include <memory>
@@ -45,7 +47,7 @@ class HbmModule : public sc_core::sc_module, public MemoryIf {
   Requester& requester(const MemoryTransfer& t);
 
   HbmTiming model_;
-  sc_core::sc_time latency_;
+  Cycle latency_;  // the response path, in memory cycles (rounded up)
   std::map<std::uint16_t, std::unique_ptr<Requester>> requesters_;
   struct Open {
     Requester* requester;

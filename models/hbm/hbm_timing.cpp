@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
 
 #include "sim/core/error.h"
 
@@ -28,6 +29,7 @@ struct HbmTiming::Transfer {
 
 struct HbmTiming::Port {
   std::uint32_t max_outstanding = 0, request_bytes = 0;
+  Cycle latency = 0;        // response latency after the DRAM
   std::uint64_t chunk = 0;  // largest request: min(request size, interleave)
   std::uint32_t outstanding = 0;
   std::deque<std::uint32_t> issuing;  // transfers not yet fully generated, in order
@@ -56,15 +58,18 @@ Cycle HbmTiming::next_event() const {
   Cycle m = kNever;
   for (std::size_t c = 0; c < ctl_.size(); ++c)
     m = std::min({m, ctl_[c]->next_decide(), done_at_[c]});  // done_at_: its next_done()
-  return m;
+  return responses_.empty() ? m : std::min(m, responses_.front().at);
 }
 
-std::uint32_t HbmTiming::add_port(std::uint32_t max_outstanding, std::uint32_t request_bytes) {
+std::uint32_t HbmTiming::add_port(std::uint32_t max_outstanding, std::uint32_t request_bytes,
+                                  Cycle response_latency) {
   SYSTOLE_ASSERT(max_outstanding > 0 && request_bytes > 0 && !(request_bytes & (request_bytes - 1)),
                  "HBM port needs outstanding requests and a power-of-two request size");
+  SYSTOLE_ASSERT(response_latency >= 0, "HBM port response latency is negative");
   Port p;
   p.max_outstanding = max_outstanding;
   p.request_bytes = request_bytes;
+  p.latency = response_latency;
   p.chunk = std::min<std::uint64_t>(request_bytes, map_.interleave());
   ports_.push_back(std::move(p));
   return static_cast<std::uint32_t>(ports_.size() - 1);
@@ -196,6 +201,23 @@ void HbmTiming::on_burst(std::uint32_t tag, Cycle data_end) {
 }
 
 void HbmTiming::on_request_done(std::uint32_t tag, Cycle t) {
+  const Cycle latency = ports_[xfers_[tag].port].latency;
+  if (latency == 0) return release(tag, t);
+  responses_.push_back({t + latency, response_seq_++, tag, origin_});
+  std::push_heap(responses_.begin(), responses_.end(), std::greater<>());
+}
+
+void HbmTiming::release_due(Cycle t) {
+  while (!responses_.empty() && responses_.front().at <= t) {
+    std::pop_heap(responses_.begin(), responses_.end(), std::greater<>());
+    const Response r = responses_.back();
+    responses_.pop_back();
+    origin_ = r.origin;
+    release(r.tag, r.at);
+  }
+}
+
+void HbmTiming::release(std::uint32_t tag, Cycle t) {
   Transfer& x = xfers_[tag];
   const std::uint32_t port = x.port;
   --x.outstanding;
@@ -223,6 +245,7 @@ Cycle HbmTiming::run_window(Cycle from, Cycle to, bool until_idle) {
   deferring_ = true;
   const auto channels = static_cast<std::uint32_t>(ctl_.size());
   for (Cycle t = from; t < to;) {
+    release_due(t);  // responses back at t free their slots before this cycle's completions
     Cycle next = kNever;
     for (std::uint32_t c = 0; c < channels; ++c) {
       Cycle d = done_at_[c];
@@ -233,6 +256,7 @@ Cycle HbmTiming::run_window(Cycle from, Cycle to, bool until_idle) {
       }
       next = std::min(next, d);
     }
+    if (!responses_.empty()) next = std::min(next, responses_.front().at);
     if (until_idle && active_ == 0) {
       to = t + 1;
       break;
@@ -308,7 +332,8 @@ Cycle HbmTiming::next_completion_bound() const {
                                               static_cast<std::uint64_t>(tp.bl) / total_pcs_);
       b = std::max(x.last_data_end, now_ + 1 + spread + (x.write ? tp.cwl : tp.cl) + tp.bl);
     }
-    best = std::min(best, std::max(b, now_ + 1));
+    // Its last response is back its port's latency after its last data crossed the bus.
+    best = std::min(best, std::max(b + ports_[x.port].latency, now_ + 1));
   }
   return best;
 }

@@ -28,7 +28,7 @@ using TransferId = std::uint64_t;
 struct HbmCompletion {
   TransferId id;
   std::uint32_t port;
-  Cycle at;  ///< memory cycle the last data crossed the DRAM bus
+  Cycle at;  ///< memory cycle the last response was back (DRAM bus + the port's latency)
 };
 
 /// The bank-level memory system (ports, mapping, controllers); cycle-exact, event driven.
@@ -39,10 +39,14 @@ class HbmTiming : public HbmControllerClient {
   HbmTiming(const HbmTiming&) = delete;
   HbmTiming& operator=(const HbmTiming&) = delete;
 
-  /// A requester (a DMA engine): at most `max_outstanding` requests between issue and
-  /// completion; transfers split into requests of at most `request_bytes`, aligned to it, and
-  /// never across an interleave block (so each request sits in one channel, bank and row).
-  std::uint32_t add_port(std::uint32_t max_outstanding, std::uint32_t request_bytes);
+  /// A requester (a DMA engine): at most `max_outstanding` requests between issue and the
+  /// return of their response, `response_latency` cycles after their last data crossed the
+  /// DRAM bus (the interface and on-chip network: a request holds its slot meanwhile, so the
+  /// latency limits a port's bandwidth as Little's law says); transfers split into requests of
+  /// at most `request_bytes`, aligned to it, and never across an interleave block (so each
+  /// request sits in one channel, bank and row).
+  std::uint32_t add_port(std::uint32_t max_outstanding, std::uint32_t request_bytes,
+                         Cycle response_latency = 0);
   /// Queues a transfer on `port` at the current time; the port issues its transfers in order.
   TransferId submit(std::uint32_t port, const DmaDescriptor& d, bool write);
   /// Queues one request of the port's request size at each address.
@@ -80,6 +84,11 @@ class HbmTiming : public HbmControllerClient {
   void start_transfer(std::uint32_t port, const DmaDescriptor& d, bool write,
                       std::vector<std::uint64_t> gather);
   void finish(std::uint32_t slot, Cycle t);
+  /// Request of transfer `tag` is back at `t`: frees its slot, completes the transfer when it
+  /// was the last, lets the port issue more.
+  void release(std::uint32_t tag, Cycle t);
+  /// Releases every response due at or before `t`.
+  void release_due(Cycle t);
   bool generate(Port& p, HbmRequestIn& out, std::uint32_t& channel);
   void try_issue(std::uint32_t port, Cycle t);
   /// Hands request `r` to its channel at `t`: to the controller, or to the ingress queue
@@ -112,10 +121,20 @@ class HbmTiming : public HbmControllerClient {
   };
   std::vector<std::vector<Arrival>> arrivals_;  // per channel, in arrival order
   std::vector<Cycle> done_at_;  // per channel: its next_done() (only its windows change it)
-  bool deferring_ = false;      // completions are being replayed: defer arrivals
-  std::uint32_t origin_ = 0;    // the channel whose completions are replayed
-  Cycle window_ = 1;            // no command issued in a window completes within it
-  Cycle read_window_ = 1;       // the same while no write transfer is active
+  /// A response on its way back to its port (ports with a response latency): a min-heap by
+  /// (at, seq); `origin` is the channel whose completion sent it (see Arrival::after).
+  struct Response {
+    Cycle at;
+    std::uint64_t seq;
+    std::uint32_t tag, origin;
+    bool operator>(const Response& o) const { return at != o.at ? at > o.at : seq > o.seq; }
+  };
+  std::vector<Response> responses_;
+  std::uint64_t response_seq_ = 0;
+  bool deferring_ = false;    // completions are being replayed: defer arrivals
+  std::uint32_t origin_ = 0;  // the channel whose completions are replayed
+  Cycle window_ = 1;          // no command issued in a window completes within it
+  Cycle read_window_ = 1;     // the same while no write transfer is active
   std::uint64_t active_writes_ = 0;
   Cycle now_ = 0;
   TransferId next_id_ = 1;

@@ -1,5 +1,6 @@
 #include "models/sram/sram_module.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace systole::models {
@@ -16,19 +17,24 @@ sc_core::sc_time SramModule::access(const DmaDescriptor& d, bool write) {
 
 std::uint64_t SramModule::begin(const MemoryTransfer& t) {
   const double now = static_cast<double>(sc_core::sc_time_stamp().value());
-  pending_[next_] = {timing_.access(now, t.desc, t.write).end_ps, t.write};
+  const SramConfig& c = timing_.config();
+  const auto latency = static_cast<double>(t.write ? c.write_latency.value() : c.latency.value());
+  const double banks = timing_.access(now, t.desc, t.write).end_ps + latency;
+  // The requester's window: each request holds a slot for its crossing plus the latency.
+  auto w = windows_.try_emplace(t.requester, t.max_outstanding, t.request_bytes).first;
+  const double round_trip = 1e12 * w->second.request_bytes() / peak_ + latency;
+  pending_[next_] = std::max(banks, w->second.transfer(now, t.bytes(), round_trip));
   return next_++;
 }
 
 sc_core::sc_time SramModule::finish(std::uint64_t h) {
-  const auto [end, write] = pending_.at(h);
+  const double done = pending_.at(h);
   pending_.erase(h);
   const double now = static_cast<double>(sc_core::sc_time_stamp().value());
-  const double until = std::ceil(end);
+  const double until = std::ceil(done);
   if (until > now)
     sc_core::wait(sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(until - now)));
-  const SramConfig& c = timing_.config();
-  return sc_core::sc_time::from_value(write ? c.write_latency.value() : c.latency.value());
+  return sc_core::SC_ZERO_TIME;  // its data has arrived: the latency was inside the window
 }
 
 MemoryCounters SramModule::counters() const {

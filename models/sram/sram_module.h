@@ -1,11 +1,14 @@
 #pragma once
 // SystemC shell of a banked SRAM (SramTiming). Two faces: as VMEM, DMA engines reserve its
 // banks for the tile they write or read (access(), non-blocking: the engine waits for the later
-// of the memory side and the SRAM side); as CMEM, it is a memory behind MemoryIf like HBM.
+// of the memory side and the SRAM side); as CMEM, it is a memory behind MemoryIf like HBM,
+// where a request holds its requester's outstanding slot until its data has arrived (its bank
+// access and the latency: RequestWindow), as on HBM.
 
 #include <map>
 
 #include "models/common/memory_if.h"
+#include "models/common/request_window.h"
 #include "models/sram/sram_timing.h"
 
 namespace systole::models {
@@ -33,7 +36,8 @@ class SramModule : public sc_core::sc_module, public SramIf, public MemoryIf {
  private:
   SramTiming timing_;
   double peak_;
-  std::map<std::uint64_t, std::pair<double, bool>> pending_;  // end (ps), write
+  std::map<std::uint16_t, RequestWindow> windows_;  // per requester (the CMEM face)
+  std::map<std::uint64_t, double> pending_;         // handle -> when its data has arrived (ps)
   std::uint64_t next_ = 1;
 };
 

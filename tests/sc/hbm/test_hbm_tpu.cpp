@@ -1,10 +1,12 @@
 // The bank-level HBM in the loop of the TPU v4 chip (configs/presets/tpuv4_chip.yaml). A
 // memory-bound layer — LLM decode, 8 x 8192 x 8192 bf16 — must run at the bandwidth the HBM
 // model sustains for that layer's access pattern: the same DMA transfers (descriptors, engines,
-// request size, outstanding limit) replayed through the plain C++ model back to back, without
+// request size, outstanding limit, the interface latency on each port's response path, as
+// HbmModule gives them) replayed through the plain C++ model back to back, without
 // the program's dependencies. The layer time must match bytes / that bandwidth within 5%.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <map>
 
 #include "models/dma/dma_module.h"
@@ -38,11 +40,14 @@ double sustained(const models::TpuChipConfig& chip, const models::Program& prog,
                  std::uint64_t* bytes) {
   models::HbmTiming hbm(chip.hbm);
   std::map<std::uint16_t, std::uint32_t> port;
+  const auto latency = static_cast<models::Cycle>(
+      std::ceil(static_cast<double>(chip.hbm.latency.value()) / hbm.tck_ps() - 1e-9));
   *bytes = 0;
   for (const auto& op : prog.ops) {
     if (op.kind == models::OpKind::kMatmul) continue;
     const auto t = models::DmaModule::memory_transfer(op, chip.dma, op.unit);
-    if (!port.count(op.unit)) port[op.unit] = hbm.add_port(t.max_outstanding, t.request_bytes);
+    if (!port.count(op.unit))
+      port[op.unit] = hbm.add_port(t.max_outstanding, t.request_bytes, latency);
     hbm.submit(port[op.unit], t.desc, t.write);
     *bytes += t.bytes();
   }

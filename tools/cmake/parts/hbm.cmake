@@ -36,6 +36,7 @@ if(SYSTOLE_BUILD_TESTS)
   systole_test(hbm_sc_tests
     SOURCES ${PROJECT_SOURCE_DIR}/tests/sc/hbm/test_hbm_tpu.cpp
             ${PROJECT_SOURCE_DIR}/tests/sc/hbm/test_hbm_module.cpp
+            ${PROJECT_SOURCE_DIR}/tests/sc/hbm/test_latency_window.cpp
     LINKS models_sc
     LABELS hbm)
 endif()
