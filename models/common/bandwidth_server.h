@@ -1,11 +1,11 @@
 #pragma once
 // A first-come-first-served bandwidth server: transfers occupy the resource for bytes/bandwidth
-// one after another and complete `latency` later. The timing of the bandwidth/latency memory
-// models (HBM quick mode, CMEM). Plain C++, time in picoseconds.
+// one after another (FcfsServer) and complete `latency` later. The timing of the bandwidth/latency
+// memory model (hbm.model: bandwidth). Plain C++, time in picoseconds.
 
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
+
+#include "models/common/fcfs_server.h"
 
 namespace systole::models {
 
@@ -20,15 +20,12 @@ class BandwidthServer {
       : ps_per_byte_(1e12 / bytes_per_second), latency_ps_(latency_ps) {}
 
   Grant transfer(double now_ps, std::uint64_t bytes) {
-    const double start = std::max(now_ps, free_ps_);
-    const double occupy = static_cast<double>(bytes) * ps_per_byte_;
-    free_ps_ = start + occupy;
-    busy_ps_ += occupy;
+    const double end = server_.serve(now_ps, static_cast<double>(bytes) * ps_per_byte_).end;
     bytes_ += bytes;
-    return {free_ps_, free_ps_ + latency_ps_};
+    return {end, end + latency_ps_};
   }
 
-  double busy_ps() const { return busy_ps_; }
+  double busy_ps() const { return server_.busy(); }
   std::uint64_t bytes() const { return bytes_; }
   double ps_per_byte() const { return ps_per_byte_; }
   double latency_ps() const { return latency_ps_; }
@@ -36,8 +33,7 @@ class BandwidthServer {
  private:
   double ps_per_byte_;
   double latency_ps_;
-  double free_ps_ = 0;
-  double busy_ps_ = 0;
+  FcfsServer server_;
   std::uint64_t bytes_ = 0;
 };
 

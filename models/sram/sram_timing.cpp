@@ -8,7 +8,7 @@ namespace systole::models {
 SramTiming::SramTiming(const SramConfig& cfg, BytesPerSecond peak)
     : cfg_(cfg),
       access_ps_(cfg.access_seconds(peak) * 1e12),
-      free_(static_cast<std::size_t>(cfg.banks * cfg.ports), 0.0) {}
+      ports_(static_cast<std::size_t>(cfg.banks * cfg.ports)) {}
 
 std::vector<std::uint64_t> SramTiming::per_bank(const DmaDescriptor& d) const {
   const auto banks = static_cast<std::uint64_t>(cfg_.banks);
@@ -60,14 +60,13 @@ SramGrant SramTiming::access(double now_ps, const DmaDescriptor& d, bool write) 
     for (std::size_t p = 0; p < ports; ++p) {
       const std::uint64_t share = n[b] / ports + (p < n[b] % ports ? 1 : 0);
       if (!share) continue;
-      double& f = free_[b * ports + p];
-      const double start = std::max(now_ps, f);
-      f = start + static_cast<double>(share) * access_ps_;
-      g.end_ps = std::max(g.end_ps, f);
+      const double end =
+          ports_[b * ports + p].serve(now_ps, static_cast<double>(share) * access_ps_).end;
+      g.end_ps = std::max(g.end_ps, end);
     }
   }
   g.ideal_ps =
-      std::ceil(static_cast<double>(total) / static_cast<double>(free_.size())) * access_ps_;
+      std::ceil(static_cast<double>(total) / static_cast<double>(ports_.size())) * access_ps_;
   conflict_ps_ += std::max(0.0, g.end_ps - now_ps - g.ideal_ps);
   busy_ps_ += std::max(0.0, g.end_ps - std::max(now_ps, busy_until_));
   busy_until_ = std::max(busy_until_, g.end_ps);

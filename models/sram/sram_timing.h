@@ -4,11 +4,12 @@
 // every access_seconds(peak). A strided access pattern reserves every bank it touches from its
 // start time on, so two patterns conflict only where they share banks, and a pattern that maps many
 // accesses onto few banks (a power-of-two stride) takes longer than its bytes / bandwidth.
-// Fidelity: per-bank reservation, first come first served; no per-cycle port arbitration.
+// Fidelity: per-bank reservation, each port an FcfsServer; no per-cycle port arbitration.
 
 #include <cstdint>
 #include <vector>
 
+#include "models/common/fcfs_server.h"
 #include "models/dma/dma_descriptor.h"
 #include "models/sram/sram_config.h"
 
@@ -41,7 +42,7 @@ class SramTiming {
  private:
   SramConfig cfg_;
   double access_ps_;
-  std::vector<double> free_;  // per bank and port: when it is next free
+  std::vector<FcfsServer> ports_;  // per bank and port
   std::uint64_t read_ = 0, written_ = 0;
   double conflict_ps_ = 0, busy_ps_ = 0, busy_until_ = 0;
 };
