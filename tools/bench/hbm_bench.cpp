@@ -4,7 +4,9 @@
 // requests per wall-second and per CPU-second (the two differ when the machine is shared) and
 // the bandwidth efficiency the model reached.
 // Usage: bench_hbm [requests per pattern] [stacks] [pattern 0-2, -1 all] [channels per stack]
-// (fewer stacks or channels: a smaller memory, e.g. to see how much cache misses cost).
+//                  [response latency, memory cycles; default 0]
+// (fewer stacks or channels: a smaller memory, e.g. to see how much cache misses cost; a
+// response latency holds each request's slot that much longer, issue 10 5c: 600 = 500 ns).
 // Measured (one core of the shared 2-core development VM, 4 M requests, median of 3 runs
 // interleaved with the model before its speed work, which issues the same commands:
 // tests/unit/hbm/test_hbm_golden.cpp): stream read 6.63 M requests/s (before 5.05), stream
@@ -57,7 +59,8 @@ int main(int argc, char** argv) {
       for (auto& a : addrs) a = rng() % (cfg.capacity.value() / 64) * 64;
     }
     HbmTiming hbm(cfg);
-    const auto port = hbm.add_port(4096, 64);
+    const Cycle latency = argc > 5 ? std::strtoll(argv[5], nullptr, 10) : 0;
+    const auto port = hbm.add_port(4096, 64, latency);
     const auto t0 = std::chrono::steady_clock::now();
     const std::clock_t c0 = std::clock();
     if (pattern == 2)
