@@ -20,15 +20,25 @@ python3 - "$tmp/out.txt" <<'PY'
 import re, sys
 from collections import OrderedDict
 
-text = open(sys.argv[1]).read()
-cycles = {int(m[1]): int(m[2].replace(",", ""))
-          for m in re.finditer(r"^\s*(\d+)\s+ok\s+([\d,]+)\s", text, re.M)}
-labels = {}
-for m in re.finditer(r"^point (\d+) \((.*)\):$", text, re.M):
-    labels[int(m[1])] = OrderedDict(kv.split("=", 1) for kv in m[2].split(", "))
-failed = sorted(set(labels) - set(cycles))
+# simrun's sweep summary: a header "point <swept paths...> status cycles ...", then one row per
+# point (values have no spaces).
+lines = open(sys.argv[1]).read().splitlines()
+head = next(i for i, l in enumerate(lines) if l.startswith("point ") and " status " in l)
+cols = lines[head].split()
+paths = cols[1:cols.index("status")]
+labels, cycles, failed = {}, {}, []
+for l in lines[head + 2:]:
+    t = l.split()
+    if not t or not t[0].isdigit():
+        break
+    pid = int(t[0])
+    labels[pid] = OrderedDict(zip(paths, t[1:1 + len(paths)]))
+    if t[1 + len(paths)] != "ok":
+        failed.append(pid)
+        continue
+    cycles[pid] = int(t[2 + len(paths)].replace(",", ""))
 if failed:
-    sys.exit(f"sensitivity: points {failed} did not run (see simrun's output)")
+    sys.exit(f"sensitivity: points {failed} failed (see simrun's output)")
 
 def workload(a):
     name = a["workload.file"].rsplit("/", 1)[-1].removesuffix(".yaml")
