@@ -15,11 +15,9 @@ std::uint64_t BandwidthMemoryModule::begin(const MemoryTransfer& t) {
   const double now = static_cast<double>(sc_core::sc_time_stamp().value());
   // The bandwidth, first come first served: when the transfer's bytes have crossed it, + latency.
   const double shared = server_.transfer(now, bytes).done_ps;
-  // The requester's window: each request holds a slot for its own crossing plus the latency.
+  // The requester's window: each request holds a slot for the latency after it issues.
   auto w = windows_.try_emplace(t.requester, t.max_outstanding, t.request_bytes).first;
-  const double round_trip =
-      server_.ps_per_byte() * w->second.request_bytes() + server_.latency_ps();
-  pending_[next_] = std::max(shared, w->second.transfer(now, bytes, round_trip));
+  pending_[next_] = std::max(shared, w->second.transfer(now, bytes, server_.latency_ps()));
   return next_++;
 }
 

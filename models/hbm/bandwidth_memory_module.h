@@ -1,9 +1,10 @@
 #pragma once
 // SystemC channel for a memory timed by a bandwidth/latency model (hbm.model: bandwidth):
 // transfers share the bandwidth first come first served; addresses and access patterns do not
-// matter. A request's data arrives `latency` after it crossed the bandwidth, and it holds its
-// requester's outstanding slot until then (RequestWindow), so a requester alone moves at most
-// min(bandwidth, outstanding x request / (request / bandwidth + latency)).
+// matter. A request holds its requester's outstanding slot for `latency` from its issue
+// (RequestWindow) and its data arrives `latency` after its bytes crossed the bandwidth, so a
+// requester alone moves exactly min(bandwidth, outstanding x request / latency) (Little's law).
+// Assumption: a request's own crossing time (request / bandwidth) does not hold its slot.
 
 #include <map>
 #include <string>

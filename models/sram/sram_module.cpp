@@ -20,10 +20,9 @@ std::uint64_t SramModule::begin(const MemoryTransfer& t) {
   const SramConfig& c = timing_.config();
   const auto latency = static_cast<double>(t.write ? c.write_latency.value() : c.latency.value());
   const double banks = timing_.access(now, t.desc, t.write).end_ps + latency;
-  // The requester's window: each request holds a slot for its crossing plus the latency.
+  // The requester's window: each request holds a slot for the latency after it issues.
   auto w = windows_.try_emplace(t.requester, t.max_outstanding, t.request_bytes).first;
-  const double round_trip = 1e12 * w->second.request_bytes() / peak_ + latency;
-  pending_[next_] = std::max(banks, w->second.transfer(now, t.bytes(), round_trip));
+  pending_[next_] = std::max(banks, w->second.transfer(now, t.bytes(), latency));
   return next_++;
 }
 

@@ -2,8 +2,8 @@
 // SystemC shell of a banked SRAM (SramTiming). Two faces: as VMEM, DMA engines reserve its
 // banks for the tile they write or read (access(), non-blocking: the engine waits for the later
 // of the memory side and the SRAM side); as CMEM, it is a memory behind MemoryIf like HBM,
-// where a request holds its requester's outstanding slot until its data has arrived (its bank
-// access and the latency: RequestWindow), as on HBM.
+// where a request holds its requester's outstanding slot for the latency after its issue
+// (RequestWindow), as on the bandwidth HBM model.
 
 #include <map>
 
