@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "models/common/memory_stats.h"  // MemoryCounters
 #include "models/dma/dma_descriptor.h"
 
 namespace systole::models {
@@ -19,13 +20,6 @@ struct MemoryTransfer {
   std::uint32_t request_bytes = 512;  ///< the engine splits transfers into requests of this size
   std::uint32_t max_outstanding = 1;  ///< requests the engine may have in flight
   std::uint64_t bytes() const { return desc.bytes(); }
-};
-
-/// Running totals of a memory, for the unit tables.
-struct MemoryCounters {
-  std::uint64_t bytes_read = 0, bytes_written = 0;
-  double busy_ps = 0;  ///< time with a transfer in progress
-  double peak_bytes_per_second = 0;
 };
 
 /// What a DMA engine sees of a memory: begin a whole transfer, finish it, read counters.

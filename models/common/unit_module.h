@@ -15,23 +15,10 @@
 
 #include "models/common/program.h"
 #include "models/common/scoreboard.h"
+#include "models/common/unit_stats.h"
 #include "sim/stats/result.h"
 
 namespace systole::models {
-
-/// Per-unit counters of one layer (or, summed, of the run).
-struct UnitCounters {
-  double busy_ps = 0;   ///< occupancy (for an MXU: streaming, not waiting for weights)
-  double stall_ps = 0;  ///< waiting on dependencies with work queued
-  std::uint64_t ops = 0;
-  std::uint64_t bytes = 0;
-  void add(const UnitCounters& o) {
-    busy_ps += o.busy_ps;
-    stall_ps += o.stall_ps;
-    ops += o.ops;
-    bytes += o.bytes;
-  }
-};
 
 class UnitModule : public sc_core::sc_module {
  public:

@@ -30,7 +30,8 @@ MemoryTransfer DmaModule::memory_transfer(const Op& op, const DmaConfig& cfg,
   return t;
 }
 
-void DmaModule::begin_run(std::uint32_t /*layers*/) {
+void DmaModule::begin_run(std::uint32_t layers) {
+  memory_bytes_.assign(layers, {0, 0});
   const auto& ops = board().program().ops;
   order_.clear();
   for (std::uint32_t i = 0; i < ops.size(); ++i)
@@ -47,6 +48,7 @@ std::uint64_t DmaModule::start(const Op& op, std::size_t p) {
     sc_core::wait(sc_core::sc_time(static_cast<double>(cfg_.setup.value()), sc_core::SC_PS));
   const MemoryTransfer t = memory_transfer(op, cfg_, id());
   counters(op.layer).bytes += t.bytes();
+  memory_bytes_[op.layer][cmem_at_[op.memory] ? 1 : 0] += t.bytes();
   const std::uint64_t h = memory(op).begin(t);
   // A load writes the tile into VMEM, a store reads it; rows packed from sram_addr.
   if (vmem.size())

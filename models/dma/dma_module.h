@@ -8,6 +8,7 @@
 // VMEM side streams along (its banks reserved from the start); it delays the op only where its
 // bank conflicts make it slower than the memory. VMEM's latency overlaps the memory's.
 
+#include <array>
 #include <vector>
 
 #include "models/common/memory_if.h"
@@ -31,6 +32,11 @@ class DmaModule : public UnitModule {
   /// The memory-side transfer of a load/store op: its descriptor (contiguous `bytes` from the
   /// op's address when it has none), pieces rounded up to the granule.
   static MemoryTransfer memory_transfer(const Op& op, const DmaConfig& cfg, std::uint16_t engine);
+  /// Bytes one layer's transfers moved through the `hbm` port (`port` 0) or the `cmem` port
+  /// (1), as the memory saw them (pieces rounded up to the granule).
+  std::uint64_t memory_bytes(std::uint32_t layer, int port) const {
+    return memory_bytes_[layer][port == 0 ? 0 : 1];
+  }
 
   /// Which port serves each memory the program names (Program::memories): `cmem_at[i]` is true
   /// for the memory behind the `cmem` port, false for the one behind `hbm`. Set by the netlist
@@ -54,6 +60,7 @@ class DmaModule : public UnitModule {
   std::vector<char> claimed_, started_;
   std::vector<std::uint64_t> handle_;
   std::vector<sc_core::sc_time> vmem_done_;
+  std::vector<std::array<std::uint64_t, 2>> memory_bytes_;  // per layer: hbm, cmem port
   std::size_t cursor_ = 0;     // first op whose transfer has not been started
   std::size_t executing_ = 0;  // the op execute() takes next
   sc_core::sc_event advanced_, started_ev_;

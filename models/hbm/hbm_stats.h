@@ -1,13 +1,16 @@
 #pragma once
-// Counters of one HBM channel controller, and the hbm_channel unit table built from them.
+// Counters of one HBM channel controller, and the per-channel stats bound into the stats tree
+// from them (the hbm_channel unit table).
 
 #include <cstdint>
+#include <functional>
 
-#include "sim/stats/table.h"
+#include "sim/stats/stats_tree.h"
 
 namespace systole::models {
 
 class HbmTiming;
+struct HbmConfig;
 
 /// Running counters of one channel controller.
 struct HbmChannelStats {
@@ -19,7 +22,10 @@ struct HbmChannelStats {
   std::int64_t bank_busy_cycles = 0;  ///< sum over banks of cycles open or precharging
 };
 
-/// One row per channel (stack<s>.ch<c>) over the model's whole run so far.
-stats::Table hbm_channel_table(const HbmTiming& hbm);
+/// Declares, below the HBM's group, one group per channel (stack<s>.ch<c>, kind hbm_channel)
+/// with its whole-run stats; `timing` returns the bank-level model when a stat is read. With
+/// `pattern` it declares one stack<s>.ch<c> group, for --describe.
+void declare_hbm_channel_stats(stats::StatGroup& hbm, const HbmConfig& cfg,
+                               std::function<const HbmTiming&()> timing, bool pattern = false);
 
 }  // namespace systole::models

@@ -20,6 +20,67 @@ void MxuCounters::add(const MxuCounters& o) {
   mapping_weighted += o.mapping_weighted;
 }
 
+void declare_mxu_stats(stats::StatGroup& g, MxuCountersOf counters, double mxu_ps, double pes,
+                       const stats::Timebase& tb) {
+  using stats::ColumnType;
+  const auto cyc = [mxu_ps, &tb](std::uint64_t n) {
+    return tb.cycles(static_cast<double>(n) * mxu_ps);
+  };
+  // A class of cycles: `field` of the counters, in the kernel's cycles.
+  const auto cycles = [&](const char* name, const char* desc, std::uint64_t MxuCounters::*field) {
+    g.formula({name, "cycles", desc},
+              [counters, cyc, field](std::size_t s) { return cyc(counters(s).*field); });
+  };
+  const auto count = [&](const char* name, const char* unit, const char* desc,
+                         std::uint64_t MxuCounters::*field) {
+    g.formula({name, unit, desc}, [counters, field](std::size_t s) {
+      return static_cast<std::int64_t>(counters(s).*field);
+    });
+  };
+  cycles("busy_cycles", "cycles an operand vector entered the array", &MxuCounters::busy);
+  cycles("load_cycles", "cycles waiting for a stationary (weight) tile to shift in",
+         &MxuCounters::weight_load);
+  cycles("stall_input_cycles",
+         "cycles an op waited for its operands (not in VMEM yet, or not yet delivered by the "
+         "VMEM port)",
+         &MxuCounters::stall_input);
+  cycles("stall_output_cycles",
+         "cycles waiting for results to leave (os output registers; the accumulator buffer's "
+         "previous tile not yet stored)",
+         &MxuCounters::stall_output);
+  cycles("stall_weight_cycles",
+         "cycles an op waited for a weight tile from memory (within fill_drain_cycles and "
+         "stall_input_cycles; TPU v1's weight stall counter)",
+         &MxuCounters::stall_weight);
+  g.formula({"stall_cycles", "cycles", "stall_input_cycles + stall_output_cycles"},
+            [counters, cyc](std::size_t s) {
+              const MxuCounters x = counters(s);
+              return cyc(x.stall_input + x.stall_output);
+            });
+  cycles("fill_drain_cycles",
+         "cycles with nothing to stream while the previous op was still in the array",
+         &MxuCounters::fill_drain);
+  g.formula({"idle_cycles", "cycles", "cycles in none of the classes above"},
+            [counters, cyc, &tb](std::size_t s) {
+              return std::max<std::int64_t>(0, tb.span(s) - cyc(counters(s).accounted()));
+            });
+  count("ops", "", "matmul operations", &MxuCounters::ops);
+  count("folds", "", "array folds", &MxuCounters::folds);
+  count("macs", "MAC", "multiply-accumulates", &MxuCounters::macs);
+  count("bytes", "B", "operand bytes the array read from VMEM", &MxuCounters::vmem_bytes);
+  g.formula({"mac_utilization", "", "MACs / (PEs x cycles)", ColumnType::kFloat},
+            [counters, pes, &tb](std::size_t s) {
+              const auto span = static_cast<double>(tb.span(s));
+              return span > 0 ? static_cast<double>(counters(s).macs) / (pes * span) : 0.0;
+            });
+  g.formula({"mapping_efficiency", "", "PEs holding real operands / PEs, MAC-weighted",
+             ColumnType::kFloat},
+            [counters](std::size_t s) {
+              const MxuCounters x = counters(s);
+              return x.macs ? x.mapping_weighted / static_cast<double>(x.macs) : 0.0;
+            });
+}
+
 void MxuTimeline::op(const OpSchedule& s, std::uint64_t vmem_delay, DepWait why, MxuCounters& c) {
   const std::uint64_t c0 = cursor_;
   const std::uint64_t f0 = s.first_stream;

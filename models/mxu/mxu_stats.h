@@ -9,10 +9,14 @@
 // classes, stall_weight counts the cycles (fill_drain or stall_input) an op waited for a weight
 // tile still on its way from memory: TPU v1's "weight stall" counter (Jouppi et al., ISCA 2017,
 // Table 3).
+// declare_mxu_stats binds them into the stats tree.
 
 #include <cstdint>
+#include <functional>
 
 #include "models/mxu/mxu_timing.h"
+#include "sim/stats/stats_tree.h"
+#include "sim/stats/timebase.h"
 
 namespace systole::models {
 
@@ -35,6 +39,15 @@ struct MxuCounters {
     return busy + weight_load + stall_output + fill_drain + stall_input;
   }
 };
+
+/// Reads an MXU's counters in a scope (a layer, or stats::kRun for the whole run).
+using MxuCountersOf = std::function<MxuCounters(std::size_t scope)>;
+
+/// Declares one MXU's stats in `g`, for the run and per layer: its cycle classes (counters in
+/// MXU cycles of `mxu_ps` picoseconds, shown in `tb`'s cycles), idle cycles and MAC
+/// utilization relative to the scope's span; `pes` is the array's peak MACs per cycle.
+void declare_mxu_stats(stats::StatGroup& g, MxuCountersOf counters, double mxu_ps, double pes,
+                       const stats::Timebase& tb);
 
 /// Why an op's operands were late when the MXU reached it: kWeight is an input wait in which a
 /// weight load (models::Operand::kWeight) is still pending.

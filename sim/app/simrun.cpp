@@ -121,6 +121,7 @@ void print_describe(const Registry& reg, const std::string& kind) {
   const auto& e = reg.get(kind, {"<command line>"}, "--describe");
   std::cout << fmt::format("{} ({}): {}\n\n", e.kind, e.category, e.summary);
   if (e.schema) e.schema->describe(std::cout);
+  if (const auto* listing = reg.stats(e.kind)) std::cout << "\n" << (*listing)();
 }
 
 struct Validated {

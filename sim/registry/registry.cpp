@@ -11,6 +11,16 @@ void Registry::add(Entry e) {
   entries_.push_back(std::move(e));
 }
 
+void Registry::add_stats(const std::string& kind, StatsListing listing) {
+  if (!find(kind)) throw SimError("stats listing for unregistered kind '" + kind + "'");
+  stats_[kind] = std::move(listing);
+}
+
+const Registry::StatsListing* Registry::stats(const std::string& kind) const {
+  const auto it = stats_.find(kind);
+  return it == stats_.end() ? nullptr : &it->second;
+}
+
 const Registry::Entry* Registry::find(const std::string& kind) const {
   for (const auto& e : entries_)
     if (e.kind == kind) return &e;

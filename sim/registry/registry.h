@@ -3,6 +3,8 @@
 // kinds) a factory. Populated by explicit register_*() calls, never by static initialisers.
 
 #include <any>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,14 @@ class Registry {
   const std::vector<Entry>& entries() const { return entries_; }
   std::vector<std::string> kinds(const std::string& category = "") const;
 
+  /// Lists the stats a kind declares (path pattern, scope, unit, description) for --describe;
+  /// the function builds its declarations without simulating.
+  using StatsListing = std::function<std::string()>;
+  /// Adds the stats listing of a registered kind; throws SimError if the kind is unknown.
+  void add_stats(const std::string& kind, StatsListing listing);
+  /// The kind's stats listing, or nullptr if it declares none.
+  const StatsListing* stats(const std::string& kind) const;
+
   /// The factory of `kind`, which must have been registered as an F.
   template <class F>
   const F& factory(const Entry& e) const {
@@ -40,6 +50,7 @@ class Registry {
  private:
   [[noreturn]] static void throw_bad_factory(const std::string& kind);
   std::vector<Entry> entries_;
+  std::map<std::string, StatsListing> stats_;
 };
 
 }  // namespace systole

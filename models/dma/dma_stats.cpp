@@ -1,0 +1,17 @@
+#include "models/dma/dma_stats.h"
+
+namespace systole::models {
+
+void declare_dma_stats(stats::StatGroup& g, UnitCountersOf counters, MemoryBytesOf bytes,
+                       const stats::Timebase& tb) {
+  declare_unit_stats(g, "transfers", std::move(counters), tb);
+  const auto layer = [](const char* name, const char* desc) {
+    return stats::StatInfo{name, "B", desc, stats::ColumnType::kInt, stats::StatScope::kLayerOnly};
+  };
+  g.formula(layer("hbm_bytes", "bytes moved to and from HBM (pieces rounded up to the granule)"),
+            [bytes](std::size_t l) { return static_cast<std::int64_t>(bytes(l, 0)); });
+  g.formula(layer("cmem_bytes", "bytes moved to and from CMEM (pieces rounded up to the granule)"),
+            [bytes](std::size_t l) { return static_cast<std::int64_t>(bytes(l, 1)); });
+}
+
+}  // namespace systole::models
