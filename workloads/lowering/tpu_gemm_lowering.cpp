@@ -11,6 +11,9 @@
 
 namespace systole::workloads {
 
+constexpr std::uint8_t kHbm = models::TpuChipConfig::kHbm;
+constexpr std::uint8_t kCmem = models::TpuChipConfig::kCmem;
+
 using models::Op;
 using models::OpKind;
 using models::Program;
@@ -158,7 +161,7 @@ class CoreGemm {
           if (tr.a_in_cmem) {  // the layer before left A in CMEM, row-major
             a = b_.reads(b_.load(core_, a_bytes, free_slot,
                                  row_major_tile(0, hbm.K, m0 + mt, kt, tm, tk, eb),
-                                 vmem_.slot(va_, slot), 1),
+                                 vmem_.slot(va_, slot), kCmem),
                          models::Operand::kInput);
           } else if (!tr.resident) {
             a = load_a(m0 + mt, kt, tm, tk, a_bytes, free_slot, a_mem, vmem_.slot(va_, slot));
@@ -195,7 +198,7 @@ class CoreGemm {
             if (acc_store_[acc] != ~0u) deps.push_back(acc_store_[acc]);
             stage_.add_load_deps(partial_place.addr, deps);
             partial = b_.load(core_, static_cast<std::uint64_t>(tm * tn) * 4, std::move(deps),
-                              partial_place, vmem_.slot(vc_, acc), 1);
+                              partial_place, vmem_.slot(vc_, acc), kCmem);
             stage_.loaded(partial_place.addr, partial);
           }
           last_step.clear();
@@ -248,12 +251,12 @@ class CoreGemm {
         if (!last) {  // fp32 partial sums to CMEM
           pending_bytes_ = static_cast<std::uint64_t>(tm * tn) * 4;
           pending_mem_ = partial_place;
-          pending_memory_ = 1;
+          pending_memory_ = kCmem;
           pending_deps_ = std::move(last_step);
         } else if (!tr.resident) {  // resident C stays on chip
           pending_bytes_ = static_cast<std::uint64_t>(tm * hbm.stored(tn)) * eb;
           pending_mem_ = hbm.tile(hbm.c, hbm.out, m0 + mt, hbm.stored(n0 + nt), tm, hbm.stored(tn));
-          pending_memory_ = 0;
+          pending_memory_ = kHbm;
           pending_deps_ = std::move(last_step);
         }
         ++tile_;
@@ -275,7 +278,7 @@ class CoreGemm {
     if (stage_.copied.count(key)) {
       auto deps = free_slot;
       stage_.add_load_deps(cmem.addr, deps);
-      const std::uint32_t id = b_.load(core_, bytes, std::move(deps), cmem, vmem_addr, 1);
+      const std::uint32_t id = b_.load(core_, bytes, std::move(deps), cmem, vmem_addr, kCmem);
       stage_.loaded(cmem.addr, id);
       return id;
     }
@@ -290,7 +293,7 @@ class CoreGemm {
     std::vector<std::uint32_t> deps = {copy_.load};
     stage_.add_store_deps(copy_.cmem.addr, deps);  // an earlier chunk's or instance's loads
     const std::uint32_t id =
-        b_.store(core_, copy_.bytes, std::move(deps), copy_.cmem, copy_.vmem_addr, 1);
+        b_.store(core_, copy_.bytes, std::move(deps), copy_.cmem, copy_.vmem_addr, kCmem);
     stage_.stored(copy_.cmem.addr, id);
     stage_.copied.insert(copy_.key);
     next_readers_.push_back(id);
@@ -336,10 +339,10 @@ class CoreGemm {
   /// Emits the pending output-tile store (it frees accumulator buffer `acc`).
   void flush(int acc) {
     if (pending_deps_.empty()) return;
-    if (pending_memory_ == 1) stage_.add_store_deps(pending_mem_.addr, pending_deps_);
+    if (pending_memory_ == kCmem) stage_.add_store_deps(pending_mem_.addr, pending_deps_);
     acc_store_[acc] = b_.store(core_, pending_bytes_, std::move(pending_deps_), pending_mem_,
                                pending_sram_, pending_memory_);
-    if (pending_memory_ == 1) stage_.stored(pending_mem_.addr, acc_store_[acc]);
+    if (pending_memory_ == kCmem) stage_.stored(pending_mem_.addr, acc_store_[acc]);
     pending_deps_.clear();
   }
   /// Emits the last store and reports the last users of each VMEM buffer (vmem_tail), so a
@@ -387,7 +390,7 @@ class CoreGemm {
   std::uint32_t epi_vec_ = ~0u;  // the epilogue op that last read the input buffer
   std::vector<std::uint32_t> pending_deps_;
   std::uint64_t pending_bytes_ = 0, pending_sram_ = 0;
-  std::uint8_t pending_memory_ = 0;
+  std::uint8_t pending_memory_ = kHbm;
   models::DmaDescriptor pending_mem_;
   std::int64_t step_ = 0, tile_ = 0;
   CmemStage& stage_;
