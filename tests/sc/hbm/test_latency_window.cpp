@@ -14,20 +14,13 @@
 
 #include "models/hbm/bandwidth_memory_module.h"
 #include "models/hbm/hbm_module.h"
+#include "tests/support/sc_bench.h"
 
 using namespace systole;
 using namespace systole::models;
+using test::Bench;
 
 namespace {
-
-struct Bench : sc_core::sc_module {
-  std::function<void()> body;
-  explicit Bench(std::function<void()> f) : sc_core::sc_module("bench"), body(std::move(f)) {
-    SC_HAS_PROCESS(Bench);
-    SC_THREAD(run);
-  }
-  void run() { body(); }
-};
 
 MemoryTransfer stream(std::uint64_t addr, std::uint64_t bytes, std::uint16_t engine,
                       std::uint32_t outstanding, std::uint32_t request = 512) {
