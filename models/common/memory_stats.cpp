@@ -12,11 +12,11 @@ void declare_memory_stats(stats::StatGroup& g, std::function<MemoryCounters()> c
   };
   const auto bytes_per_s = [counters, &tb] {
     const MemoryCounters mc = counters();
-    return static_cast<double>(mc.bytes_read + mc.bytes_written) / (tb.span_ps(stats::kRun) * 1e-12);
+    return static_cast<double>(mc.bytes_read + mc.bytes_written) /
+           (tb.span_ps(stats::kRun) * 1e-12);
   };
-  g.formula(run("bytes_read", "B", "bytes read"), [counters](std::size_t) {
-    return static_cast<std::int64_t>(counters().bytes_read);
-  });
+  g.formula(run("bytes_read", "B", "bytes read"),
+            [counters](std::size_t) { return static_cast<std::int64_t>(counters().bytes_read); });
   g.formula(run("bytes_written", "B", "bytes written"), [counters](std::size_t) {
     return static_cast<std::int64_t>(counters().bytes_written);
   });

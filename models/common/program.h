@@ -74,7 +74,7 @@ struct Program {
   /// taken to be in use until the whole layer has finished.
   std::vector<VmemTail> vmem_tail;
   std::vector<WeightFifo> fifos;  ///< the weight FIFOs the lowered layer uses
-  std::uint32_t instances = 1;  ///< lowered layer instances in `ops` (after < instances + 1)
+  std::uint32_t instances = 1;    ///< lowered layer instances in `ops` (after < instances + 1)
 };
 
 }  // namespace systole::models

@@ -6,7 +6,12 @@ namespace systole::models {
 
 UnitModule::UnitModule(const sc_core::sc_module_name& name, std::uint16_t id, std::string kind,
                        Scoreboard& board, stats::Trace* trace)
-    : sc_core::sc_module(name), id_(id), index_(id), kind_(std::move(kind)), board_(board), trace_(trace) {
+    : sc_core::sc_module(name),
+      id_(id),
+      index_(id),
+      kind_(std::move(kind)),
+      board_(board),
+      trace_(trace) {
   SC_HAS_PROCESS(UnitModule);
   SC_THREAD(run);
   SC_METHOD(retire);

@@ -50,15 +50,14 @@ void declare_channel(stats::StatGroup& g, std::function<const HbmTiming&()> timi
             with([=](const View& v, const HbmTiming&) { return i64(v.s.writes); }));
   g.formula(run("activates", "", "row activations"),
             with([=](const View& v, const HbmTiming&) { return i64(v.s.activates); }));
-  g.formula(run("row_hit_rate", "",
-                "requests served from an already open row: 1 - activates / requests",
-                ColumnType::kFloat),
-            with([](const View& v, const HbmTiming&) {
-              const double requests = static_cast<double>(v.s.reads + v.s.writes);
-              return requests > 0
-                         ? std::max(0.0, 1.0 - static_cast<double>(v.s.activates) / requests)
-                         : 0.0;
-            }));
+  g.formula(
+      run("row_hit_rate", "", "requests served from an already open row: 1 - activates / requests",
+          ColumnType::kFloat),
+      with([](const View& v, const HbmTiming&) {
+        const double requests = static_cast<double>(v.s.reads + v.s.writes);
+        return requests > 0 ? std::max(0.0, 1.0 - static_cast<double>(v.s.activates) / requests)
+                            : 0.0;
+      }));
   g.formula(run("bank_utilization", "", "fraction of bank time with a row open or precharging",
                 ColumnType::kFloat),
             with([](const View& v, const HbmTiming&) {
@@ -66,12 +65,13 @@ void declare_channel(stats::StatGroup& g, std::function<const HbmTiming&()> timi
                                    static_cast<double>(v.cfg.banks_per_pc());
               return v.per(static_cast<double>(v.s.bank_busy_cycles) / banks);
             }));
-  g.formula(run("data_bus_utilization", "", "fraction of pseudo-channel data-bus time moving data",
-                ColumnType::kFloat),
-            with([](const View& v, const HbmTiming&) {
-              return v.per(static_cast<double>((v.s.read_bursts + v.s.write_bursts) * v.cfg.t_bl()) /
-                           static_cast<double>(v.cfg.pseudo_channels));
-            }));
+  g.formula(
+      run("data_bus_utilization", "", "fraction of pseudo-channel data-bus time moving data",
+          ColumnType::kFloat),
+      with([](const View& v, const HbmTiming&) {
+        return v.per(static_cast<double>((v.s.read_bursts + v.s.write_bursts) * v.cfg.t_bl()) /
+                     static_cast<double>(v.cfg.pseudo_channels));
+      }));
   g.formula(run("read_queue_occupancy", "requests",
                 "mean read requests queued (both pseudo-channels)", ColumnType::kFloat),
             with([](const View& v, const HbmTiming&) { return v.per(v.s.read_queue_area); }));

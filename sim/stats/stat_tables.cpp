@@ -108,9 +108,9 @@ std::string describe_stats(const StatGroup& root, const std::vector<TableSpec>& 
       const StatInfo& i = s.info();
       const char* scope = i.scope == StatScope::kRunOnly     ? "run"
                           : i.scope == StatScope::kLayerOnly ? "layer"
-                                                         : "run,layer";
-      rows.push_back({g.path() + "." + i.name, scope, i.unit.empty() ? "-" : i.unit,
-                      i.description});
+                                                             : "run,layer";
+      rows.push_back(
+          {g.path() + "." + i.name, scope, i.unit.empty() ? "-" : i.unit, i.description});
     }
   } lister;
   root.accept(lister);

@@ -26,9 +26,7 @@ StatGroup::StatGroup(std::string name, std::string kind, const StatGroup* parent
     throw SimError(fmt::format("stat group name '{}' must be non-empty and without '.'", name_));
 }
 
-std::string StatGroup::path() const {
-  return parent_ ? parent_->path() + "." + name_ : name_;
-}
+std::string StatGroup::path() const { return parent_ ? parent_->path() + "." + name_ : name_; }
 
 std::string StatGroup::path_below(const StatGroup& ancestor) const {
   std::string p = name_;
@@ -54,8 +52,8 @@ template <class S>
 S& StatGroup::add(std::unique_ptr<S> s) {
   check_free(s->name());
   if (s->name().empty() || s->name().find('.') != std::string::npos)
-    throw SimError(fmt::format("stat name '{}' in '{}' must be non-empty and without '.'",
-                               s->name(), path()));
+    throw SimError(
+        fmt::format("stat name '{}' in '{}' must be non-empty and without '.'", s->name(), path()));
   S& ref = *s;
   stats_.push_back(std::move(s));
   return ref;

@@ -20,8 +20,8 @@ struct Listed {
 };
 
 struct Listing {
-  std::map<std::string, Listed> stats;      // instance path -> scope, unit
-  std::map<std::string, std::string> rows;  // dataset -> "layer", "group" or "layer x group"
+  std::map<std::string, Listed> stats;       // instance path -> scope, unit
+  std::map<std::string, std::string> rows;   // dataset -> "layer", "group" or "layer x group"
   std::map<std::string, std::string> group;  // dataset -> the first group it reads
 };
 

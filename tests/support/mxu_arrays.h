@@ -14,8 +14,7 @@ inline models::MxuConfig array(std::int64_t rows, std::int64_t cols, models::Dat
   c.cols = cols;
   c.dataflow = d;
   c.input_type = t;
-  c.accumulate_type =
-      t == DataType::kInt8 ? DataType::kInt32 : DataType::kFp32;
+  c.accumulate_type = t == DataType::kInt8 ? DataType::kInt32 : DataType::kFp32;
   c.accumulators = 1 << 20;
   return c;
 }

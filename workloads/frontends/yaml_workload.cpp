@@ -17,11 +17,10 @@ namespace {
 
 constexpr std::int64_t kMaxDim = 1ll
                                  << 24;  // 16M: far beyond any real layer, keeps MACs in 64 bits
-const std::vector<std::pair<std::string, DataType>> kDtypes = {
-    {"bf16", DataType::kBf16},
-    {"int8", DataType::kInt8},
-    {"fp8_e4m3", DataType::kFp8E4M3},
-    {"fp8_e5m2", DataType::kFp8E5M2}};
+const std::vector<std::pair<std::string, DataType>> kDtypes = {{"bf16", DataType::kBf16},
+                                                               {"int8", DataType::kInt8},
+                                                               {"fp8_e4m3", DataType::kFp8E4M3},
+                                                               {"fp8_e5m2", DataType::kFp8E5M2}};
 
 // Fields every op has.
 template <class T>
@@ -30,7 +29,7 @@ void common_fields(SchemaOf<T>& b) {
       .text("op", &T::op, std::string("gemm"), "layer operation")
       .integer("repeat", &T::repeat, 1, 1, 1 << 20, "identical layers in a row")
       .template choice<DataType>("dtype", &T::dtype, kDtypes, std::string("bf16"),
-                                         "operand type")
+                                 "operand type")
       .ignore("inputs");  // a list of names: read_inputs
 }
 
@@ -331,11 +330,11 @@ void read_inputs(const Node& layer, const std::string& path, std::vector<Layer>&
     const std::string at = n->is_seq() ? fmt::format("{}[{}]", ipath, j) : ipath;
     const std::string name = config::to_string(items[j], at);
     if (std::find(earlier.begin(), earlier.end(), name) == earlier.end())
-      throw ConfigError(items[j].origin(), at,
-                        fmt::format("layer '{}' reads '{}', which is no layer before it{}; "
-                                    "inputs name earlier layers, or '{}' for the workload's input",
-                                    layers.back().name, name, did_you_mean(name, earlier),
-                                    kWorkloadInput));
+      throw ConfigError(
+          items[j].origin(), at,
+          fmt::format("layer '{}' reads '{}', which is no layer before it{}; "
+                      "inputs name earlier layers, or '{}' for the workload's input",
+                      layers.back().name, name, did_you_mean(name, earlier), kWorkloadInput));
     layers.back().inputs.push_back(name);
   }
 }

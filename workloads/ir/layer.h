@@ -67,8 +67,8 @@ struct Layer {
   std::string name;
   LayerOp op = LayerOp::kGemm;
   DataType dtype = DataType::kBf16;  ///< operand type; outputs in the same type
-  std::int64_t repeat = 1;  ///< identical layers in a row (e.g. transformer blocks)
-  Origin origin;            ///< where the layer was declared
+  std::int64_t repeat = 1;           ///< identical layers in a row (e.g. transformer blocks)
+  Origin origin;                     ///< where the layer was declared
 
   // gemm: C[batch][m x n] = A[batch][m x k] * B[k x n]; B (the weights) is shared by the batch,
   // so the batch folds into M.
@@ -95,10 +95,10 @@ struct Layer {
 
   std::int64_t rows() const { return batch * m; }            ///< GEMM M after folding the batch
   std::int64_t out_cols() const { return glu ? n / 2 : n; }  ///< gemm: columns stored
-  std::uint64_t macs() const;      ///< multiply-accumulates (0 for vector ops)
-  std::uint64_t elements() const;  ///< vector ops: elements processed; lstm: of h_t
+  std::uint64_t macs() const;                    ///< multiply-accumulates (0 for vector ops)
+  std::uint64_t elements() const;                ///< vector ops: elements processed; lstm: of h_t
   std::int64_t hidden() const { return n / 4; }  ///< lstm: hidden size
-  std::string shape() const;       ///< for people: "8192x8192x8192", "1x224x224x3 k64 7x7/2"
+  std::string shape() const;  ///< for people: "8192x8192x8192", "1x224x224x3 k64 7x7/2"
 };
 
 /// The name of the workload's input tensor in Layer::inputs.

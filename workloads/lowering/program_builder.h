@@ -23,8 +23,8 @@ class ProgramBuilder {
   models::Program& program() { return prog_; }
 
   std::uint32_t emit(models::Op op);
-  /// A DMA between memory (`memory`: TpuChipConfig::kHbm or kCmem) and VMEM. Without a descriptor the
-  /// transfer is contiguous at a fresh HBM address (see reserve_hbm), so streams spread over
+  /// A DMA between memory (`memory`: TpuChipConfig::kHbm or kCmem) and VMEM. Without a descriptor
+  /// the transfer is contiguous at a fresh HBM address (see reserve_hbm), so streams spread over
   /// channels and banks as data would.
   std::uint32_t load(std::int64_t core, std::uint64_t bytes, Deps deps,
                      const models::DmaDescriptor& mem = {}, std::uint64_t sram_addr = 0,

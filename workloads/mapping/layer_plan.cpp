@@ -112,15 +112,16 @@ std::vector<Layer> fuse_epilogues(const std::vector<Layer>& layers) {
     return is_epilogue_op(l.op) && l.repeat == g.repeat && l.dtype == g.dtype;
   };
   std::vector<Layer> out;
-  std::vector<size_t> first;     // per fused layer: the input layer it began as
+  std::vector<size_t> first;                // per fused layer: the input layer it began as
   std::vector<size_t> into(layers.size());  // per input layer: the fused layer holding it
-  size_t src = 0;                // the input layer whose output out.back() stores
+  size_t src = 0;                           // the input layer whose output out.back() stores
   for (size_t i = 0; i < layers.size(); ++i) {
     const Layer& l = layers[i];
     Layer* g = out.empty() ? nullptr : &out.back();
     const bool absorbable = g && g->op == LayerOp::kGemm && like(l, *g);
     const auto stored = g ? static_cast<std::uint64_t>(g->rows() * g->out_cols()) : 0;
-    if (absorbable && l.elements() == stored && sole_reader(i, src)) {  // over the whole output (and one more tensor)
+    if (absorbable && l.elements() == stored &&
+        sole_reader(i, src)) {  // over the whole output (and one more tensor)
       g->epilogue.push_back(
           {l.name, l.op, (l.op == LayerOp::kAdd || l.op == LayerOp::kMul) ? 1 : 0});
       g->name += "+" + l.name;

@@ -57,8 +57,8 @@ std::vector<UnitModule*> TpuChipModule::resolve(const Program& program) {
     for (std::size_t u = 0; u < units_.size() && !found; ++u)
       if (path == self + "." + cfg_.unit_name(static_cast<std::uint16_t>(u))) found = units_[u];
     if (!found)
-      throw SimError(fmt::format("the program names unit '{}', which netlist '{}' does not have",
-                                 path, self));
+      throw SimError(
+          fmt::format("the program names unit '{}', which netlist '{}' does not have", path, self));
     found->set_index(static_cast<std::uint16_t>(by_index.size()));
     by_index.push_back(found);
   }

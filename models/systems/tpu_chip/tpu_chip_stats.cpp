@@ -84,9 +84,10 @@ void declare_layer_text(stats::StatGroup& g, const Run& r) {
        [](const workloads::CompiledLayer& c) { return workloads::layer_op_name(c.layer.op); });
   text("shape", "layer shape (gemm: batch x (m x n x k))",
        [](const workloads::CompiledLayer& c) { return c.layer.shape(); });
-  g.formula(per_layer("repeat", "", "times the layer runs in a row (all figures cover every repeat)",
-                      ColumnType::kInt),
-            [&r](std::size_t l) { return layer(r, l).layer.repeat; });
+  g.formula(
+      per_layer("repeat", "", "times the layer runs in a row (all figures cover every repeat)",
+                ColumnType::kInt),
+      [&r](std::size_t l) { return layer(r, l).layer.repeat; });
   text("tile", "tiling of each step (GEMM: VMEM tile tm x tn x tk per core)",
        [](const workloads::CompiledLayer& c) { return c.tile; });
 }
@@ -143,14 +144,13 @@ void declare_layer_mxu(stats::StatGroup& g, const Run& r) {
   mean("mxu_fill_drain_cycles",
        "mean cycles an MXU had nothing to stream while its pipeline filled or drained",
        [](const MxuCounters& t) { return t.fill_drain; });
-  g.formula({"mac_utilization", "", "useful MACs / (peak MACs per cycle x cycles)",
-             ColumnType::kFloat},
-            [&r](std::size_t s) {
-              const auto peak = static_cast<double>(r.top->config().peak_macs_per_cycle());
-              const double macs =
-                  s == kRun ? static_cast<double>(total_macs(r)) : useful_macs(r, s);
-              return macs / (peak * static_cast<double>(r.tb.span(s)));
-            });
+  g.formula(
+      {"mac_utilization", "", "useful MACs / (peak MACs per cycle x cycles)", ColumnType::kFloat},
+      [&r](std::size_t s) {
+        const auto peak = static_cast<double>(r.top->config().peak_macs_per_cycle());
+        const double macs = s == kRun ? static_cast<double>(total_macs(r)) : useful_macs(r, s);
+        return macs / (peak * static_cast<double>(r.tb.span(s)));
+      });
   g.formula(per_layer("vector_busy_cycles", "cycles", "mean cycles a vector unit was busy"),
             [&r](std::size_t l) {
               double ps = 0;
@@ -166,21 +166,20 @@ void declare_layer_mxu(stats::StatGroup& g, const Run& r) {
 }
 
 void declare_layer_memory(stats::StatGroup& g, const Run& r) {
-  g.formula({"hbm_bytes", "B", "bytes moved to and from HBM"}, [&r](std::size_t s) {
-    return static_cast<std::int64_t>(memory_bytes(r, s, 0));
-  });
-  g.formula(per_layer("hbm_bandwidth", "B/s", "achieved HBM bandwidth: hbm_bytes / simulated time"),
-            [&r](std::size_t l) {
-              return static_cast<double>(memory_bytes(r, l, 0)) / seconds(r, l);
-            });
-  g.formula(per_layer("cmem_bytes", "B", "bytes moved to and from CMEM (staged operands, partial sums)",
-                      ColumnType::kInt),
-            [&r](std::size_t l) { return static_cast<std::int64_t>(memory_bytes(r, l, 1)); });
+  g.formula({"hbm_bytes", "B", "bytes moved to and from HBM"},
+            [&r](std::size_t s) { return static_cast<std::int64_t>(memory_bytes(r, s, 0)); });
+  g.formula(
+      per_layer("hbm_bandwidth", "B/s", "achieved HBM bandwidth: hbm_bytes / simulated time"),
+      [&r](std::size_t l) { return static_cast<double>(memory_bytes(r, l, 0)) / seconds(r, l); });
+  g.formula(
+      per_layer("cmem_bytes", "B", "bytes moved to and from CMEM (staged operands, partial sums)",
+                ColumnType::kInt),
+      [&r](std::size_t l) { return static_cast<std::int64_t>(memory_bytes(r, l, 1)); });
   g.formula(per_layer("planned_bytes", "B", "HBM bytes the lowered program moves (all repeats)",
                       ColumnType::kInt),
             [&r](std::size_t l) {
-              return static_cast<std::int64_t>(
-                  static_cast<double>(layer(r, l).planned_bytes) * repeat(r, l));
+              return static_cast<std::int64_t>(static_cast<double>(layer(r, l).planned_bytes) *
+                                               repeat(r, l));
             });
   g.formula(per_layer("compulsory_bytes", "B",
                       "inputs read once, outputs written once (all repeats)", ColumnType::kInt),
@@ -203,7 +202,8 @@ void declare_layer_bounds(stats::StatGroup& g, const Run& r) {
     g.formula(per_layer(name, "cycles", desc),
               [&r, f](std::size_t l) { return layer(r, l).bounds.*f * repeat(r, l); });
   };
-  bound("compute_bound_cycles", "MACs / peak MACs per cycle", &workloads::LayerBounds::compute_cycles);
+  bound("compute_bound_cycles", "MACs / peak MACs per cycle",
+        &workloads::LayerBounds::compute_cycles);
   bound("vector_bound_cycles", "lane operations / (lanes x cores)",
         &workloads::LayerBounds::vector_cycles);
   bound("hbm_bound_cycles", "compulsory bytes / peak HBM bandwidth",
@@ -243,11 +243,13 @@ void TpuChipStats::declare_parts(const TpuChipConfig& cfg) {
   const stats::Timebase& tb = run_.tb;
   const bool pattern = top == nullptr;
   stats::StatGroup& hbm = root_.group("hbm", "memory");
-  declare_memory_stats(hbm, [top] { return top->hbm().counters(); }, tb);
+  declare_memory_stats(
+      hbm, [top] { return top->hbm().counters(); }, tb);
   if (pattern || top->hbm_banks())
     declare_hbm_channel_stats(
         hbm, cfg.hbm, [top]() -> const HbmTiming& { return top->hbm_banks()->timing(); }, pattern);
-  declare_memory_stats(root_.group("cmem", "memory"), [top] { return top->cmem().counters(); }, tb);
+  declare_memory_stats(
+      root_.group("cmem", "memory"), [top] { return top->cmem().counters(); }, tb);
   const std::int64_t cores = pattern ? 1 : cfg.tensor_cores;
   for (std::int64_t c = 0; c < cores; ++c) {
     stats::StatGroup& core =

@@ -6,7 +6,8 @@ const config::SchemaOf<TpuSystemConfig>& TpuSystemConfig::schema() {
   static const config::SchemaOf<TpuSystemConfig> s = [] {
     config::SchemaOf<TpuSystemConfig> b("tpu_chip", "one TPU-class chip with its HBM");
     b.group("chip", &TpuSystemConfig::chip, TpuChipConfig::schema(), "the chip")
-        .group("mapping", &TpuSystemConfig::mapping, workloads::MappingOptions::schema(), "mapping choices")
+        .group("mapping", &TpuSystemConfig::mapping, workloads::MappingOptions::schema(),
+               "mapping choices")
         .ignore("kind");
     return b;
   }();

@@ -22,9 +22,9 @@ struct Tree {
     for (int c = 0; c < 2; ++c) {
       StatGroup& u = root.group("core" + std::to_string(c), "core").group("unit", "unit");
       ops[c] = &u.counter({"ops", "", "operations"});
-      u.formula({"double_ops", "", "2 x ops", ColumnType::kFloat},
-                [o = ops[c]](std::size_t s) { return 2.0 * static_cast<double>(
-                                                              s == kRun ? o->total() : o->at(s)); });
+      u.formula({"double_ops", "", "2 x ops", ColumnType::kFloat}, [o = ops[c]](std::size_t s) {
+        return 2.0 * static_cast<double>(s == kRun ? o->total() : o->at(s));
+      });
       u.formula({"label", "", "run-only text", ColumnType::kString, StatScope::kRunOnly},
                 [c](std::size_t) -> Cell { return "u" + std::to_string(c); });
     }
@@ -73,13 +73,23 @@ TEST_CASE("stats tree: visitors see groups depth first, stats before children", 
     void end_group(const StatGroup& g) override { seen.push_back(">" + g.name()); }
   } v;
   t.root.accept(v);
-  const std::vector<std::string> want = {
-      "<chip0",       "chip0.total",          "<chip0.core0",
-      "<chip0.core0.unit", "chip0.core0.unit.ops", "chip0.core0.unit.double_ops",
-      "chip0.core0.unit.label", ">unit",   ">core0",
-      "<chip0.core1", "<chip0.core1.unit",    "chip0.core1.unit.ops",
-      "chip0.core1.unit.double_ops", "chip0.core1.unit.label", ">unit",
-      ">core1",       ">chip0"};
+  const std::vector<std::string> want = {"<chip0",
+                                         "chip0.total",
+                                         "<chip0.core0",
+                                         "<chip0.core0.unit",
+                                         "chip0.core0.unit.ops",
+                                         "chip0.core0.unit.double_ops",
+                                         "chip0.core0.unit.label",
+                                         ">unit",
+                                         ">core0",
+                                         "<chip0.core1",
+                                         "<chip0.core1.unit",
+                                         "chip0.core1.unit.ops",
+                                         "chip0.core1.unit.double_ops",
+                                         "chip0.core1.unit.label",
+                                         ">unit",
+                                         ">core1",
+                                         ">chip0"};
   CHECK(v.seen == want);
   CHECK(groups_of_kind(t.root, "unit").size() == 2);
   CHECK(groups_of_kind(t.root, "nothing").empty());
@@ -119,7 +129,8 @@ TEST_CASE("stats tables: columns are the declared stats with unit and descriptio
   CHECK(units.get_int(1, "ops") == 9);
   CHECK(units.get_string(1, "label") == "u1");
 
-  const Table per = make_table(t.root, spec("unit_layers", "unit", TableSpec::Rows::kLayersByGroups), layers);
+  const Table per =
+      make_table(t.root, spec("unit_layers", "unit", TableSpec::Rows::kLayersByGroups), layers);
   REQUIRE(per.rows().size() == 6);
   CHECK(per.column("label") < 0);  // run-only
   CHECK(per.get_string(2, "layer") == "l1");
@@ -128,7 +139,8 @@ TEST_CASE("stats tables: columns are the declared stats with unit and descriptio
   CHECK(per.get_number(5, "double_ops") == 18.0);
 
   // Rows named below the nearest enclosing group of a kind.
-  const Table below = make_table(t.root, spec("u", "unit", TableSpec::Rows::kGroups, "core"), layers);
+  const Table below =
+      make_table(t.root, spec("u", "unit", TableSpec::Rows::kGroups, "core"), layers);
   CHECK(below.get_string(0, "name") == "unit");
 
   const Record run = run_record(t.root);

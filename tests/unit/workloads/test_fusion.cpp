@@ -295,8 +295,8 @@ TEST_CASE("CMEM hand-off: a layer's output that the next GEMM reads as A skips H
 // sequence fuses or not depending on who reads what.
 TEST_CASE("fusion and hand-offs follow the tensor edges", "[unit][fusion]") {
   const auto load = [](const std::string& layers) {
-    return workloads::load_workload(
-        config::parse_yaml("layers:\n" + layers, "experiment.yaml"), "workload");
+    return workloads::load_workload(config::parse_yaml("layers:\n" + layers, "experiment.yaml"),
+                                    "workload");
   };
   const std::string g = "  - {name: up, m: 64, n: 256, k: 128}\n";
   const std::string act = "  - {name: act, op: gelu, rows: 64, cols: 256";
@@ -313,8 +313,9 @@ TEST_CASE("fusion and hand-offs follow the tensor edges", "[unit][fusion]") {
   CHECK(names(kept) == std::vector<std::string>{"up", "act", "down"});
   CHECK(kept[2].inputs == std::vector<std::string>{"act", "up"});
   // A residual add names its two tensors: it fuses, and readers of it are renamed.
-  const std::string res = "  - {name: res, op: add, rows: 64, cols: 256, inputs: [up, input]}\n"
-                          "  - {name: next, m: 64, n: 64, k: 256, inputs: [input, res]}\n";
+  const std::string res =
+      "  - {name: res, op: add, rows: 64, cols: 256, inputs: [up, input]}\n"
+      "  - {name: next, m: 64, n: 64, k: 256, inputs: [input, res]}\n";
   const auto fused = workloads::fuse_epilogues(load(g + res).layers);
   CHECK(names(fused) == std::vector<std::string>{"up+res", "next"});
   CHECK(fused[1].inputs == std::vector<std::string>{"input", "up+res"});
