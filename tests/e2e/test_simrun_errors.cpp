@@ -71,7 +71,7 @@ TEST_CASE("malformed experiments exit 2 with one line and no output", "[e2e][err
        "ops: gemm, conv2d, attention, softmax, layernorm, rmsnorm, gelu, silu, add, mul, lstm"},
       {"a tile that does not fit", base + "system: {chip: {vmem: {capacity: 64KiB}}}\n" + wl,
        shapes() + ":10:5: layer 'square_8k' (8192x8192x8192) fits nowhere: its smallest tiling "
-                  "needs 292 KiB of VMEM, the core has 64 KiB (raise system.chip.vmem.capacity)"},
+                  "needs 76 KiB of VMEM, the core has 64 KiB (raise system.chip.vmem.capacity)"},
       {"empty sweep list", base + wl + "sweep:\n  system.chip.mxu.rows: []\n",
        "bad.yaml:4:25: sweep.system.chip.mxu.rows: the sweep list is empty"},
       {"bad sweep point", base + wl + "sweep:\n  system.chip.mxu.rows: [128, 0]\n",

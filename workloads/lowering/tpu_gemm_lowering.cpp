@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -60,13 +61,19 @@ struct HbmLayout {
   }
 };
 
-/// The GEMM's use of CMEM, shared by the cores. A's staged columns sit row-major (M x k,
-/// divided by the im2col reuse) from address 0: the first pass over a tile (any core) copies it
-/// there, every later pass loads it from there. With K in chunks, the region holds the current
-/// chunk's columns and the fp32 partial sums of C (M x N, row-major) follow it. Every CMEM access
-/// is ordered by its place: a load after the last store there, a store after the loads since.
+/// The GEMM's use of CMEM, shared by the cores. A's staged columns sit tile-major (M x k; an
+/// implicit im2col's footprint row-major, divided by its reuse) from address 0: the first pass over
+/// a tile (any core) copies it there, every later pass loads it from there. With K in chunks, the
+/// region holds the current chunk's columns and the fp32 partial sums of C (M x N, row-major)
+/// follow it. Every CMEM access is ordered by its place: a load after the last store there, a store
+/// after the loads since.
 struct CmemStage {
-  std::int64_t k = 0;    // staged columns (per chunk when chunked)
+  std::int64_t k = 0;     // staged columns (per chunk when chunked)
+  std::int64_t row0 = 0;  // first row of the row block staged now (GemmMapping::row_block)
+  // Staged A is tile-major when the cores split N (m tiles start at multiples of tm within a
+  // row block); when they split M, each core's rows start anywhere: row-major.
+  bool tile_major = false;
+  std::int64_t tm = 1, tk = 1;
   bool chunked = false;  // K runs in chunks of k; C's partial sums wait in CMEM between chunks
   std::int64_t N = 0;
   std::uint64_t eb = 0, partials = 0;  // element bytes; base of the partial sums
@@ -80,12 +87,16 @@ struct CmemStage {
   models::DmaDescriptor a_tile(std::int64_t r0, std::int64_t k0, std::int64_t rows,
                                std::int64_t cols, std::uint64_t bytes) const {
     const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
-    const std::int64_t kl = chunked ? k0 % k : k0;
+    const std::int64_t kl = chunked ? k0 % k : k0, rl = r0 - row0;
     if (a_reuse > 1) {  // implicit im2col: the tile's input footprint, contiguous
-      const auto at = static_cast<double>(u(r0 * k + kl) * eb) / a_reuse;
+      const auto at = static_cast<double>(u(rl * k + kl) * eb) / a_reuse;
       return models::DmaDescriptor::linear(static_cast<std::uint64_t>(at), bytes);
     }
-    return row_major_tile(0, k, r0, kl, rows, cols, eb);
+    if (!tile_major) return row_major_tile(0, k, rl, kl, rows, cols, eb);
+    // Tile-major (cmem_staged_bytes): tile (rl / tm, kl / tk) in a full tile's place.
+    const std::uint64_t tile = u(tm * tk) * eb;
+    const std::int64_t index = rl / tm * ceil_div(k, tk) + kl / tk;
+    return models::DmaDescriptor::linear(u(index) * tile, u(rows * cols) * eb);
   }
   /// The place of the fp32 partial sums of the output tile at (r0, n0).
   models::DmaDescriptor partial_tile(std::int64_t r0, std::int64_t n0, std::int64_t rows,
@@ -120,9 +131,11 @@ class CoreGemm {
         vmem_("VMEM", b.chip().vmem.capacity.value(), 1),
         stage_(stage) {
     // VMEM: double-buffered operand slots and accumulator tiles (the mapping checked the fit).
+    // With B stationary, each B slot is a panel of all the k steps' tiles.
     const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
-    va_ = vmem_.add("A", u(mp.tm * mp.tk) * eb, 2);
-    vb_ = vmem_.add("B", u(mp.tk * mp.tn) * eb, 2);
+    if (!tr.resident) va_ = vmem_.add("A", gemm_a_slot_bytes(mp.tm, mp.tk, eb, tr.a_reuse), 2);
+    const std::int64_t panel = mp.b_panel ? ceil_div(mp.depth, mp.tk) : 1;
+    vb_ = vmem_.add("B", u(mp.tk * mp.tn * panel) * eb, 2);
     vc_ = vmem_.add("C", u(mp.tm * mp.tn) * 4, 2);
     if (tr.epilogue_inputs > 0) ve_ = vmem_.add("E", u(mp.tm * mp.tn * tr.epilogue_inputs) * eb, 1);
     vmem_.check("the GEMM tiling");  // the mapping's footprint and this layout agree
@@ -138,6 +151,8 @@ class CoreGemm {
     const std::int64_t P = b_.chip().mxus_per_core;
     for (std::int64_t nt = 0; nt < n_ext; nt += mp.tn) {
       const std::int64_t tn = std::min(mp.tn, n_ext - nt);
+      const int panel = static_cast<int>(n_tile_++ % 2);  // B panel slot (B stationary)
+      std::vector<std::uint32_t> panel_readers;           // matmuls reading this panel
       for (std::int64_t mt = 0; mt < m_ext; mt += mp.tm) {
         const std::int64_t tm = std::min(mp.tm, m_ext - mt);
         const int acc = static_cast<int>(tile_ % 2);
@@ -161,19 +176,33 @@ class CoreGemm {
           if (tr.a_in_cmem) {  // the layer before left A in CMEM, row-major
             a = b_.reads(b_.load(core_, a_bytes, free_slot,
                                  row_major_tile(0, hbm.K, m0 + mt, kt, tm, tk, eb),
-                                 vmem_.slot(va_, slot), kCmem),
+                                 vmem_.slot(*va_, slot), kCmem),
                          models::Operand::kInput);
           } else if (!tr.resident) {
-            a = load_a(m0 + mt, kt, tm, tk, a_bytes, free_slot, a_mem, vmem_.slot(va_, slot));
+            a = load_a(m0 + mt, kt, tm, tk, a_bytes, free_slot, a_mem, vmem_.slot(*va_, slot));
           }
           // Through a weight FIFO the B tile streams tile by tile with its matmuls (fifo_matmuls).
           const bool fifo = fifo_depth_ > 0 && tr.b_is_weight;
-          const std::uint32_t bt =
-              fifo ? ~0u
-                   : b_.reads(b_.load(core_, static_cast<std::uint64_t>(tk * tn) * eb, free_slot,
-                                      hbm.tile(hbm.b, hbm.N, kt, n0 + nt, tk, tn),
-                                      vmem_.slot(vb_, slot)),
-                              tr.b_is_weight ? models::Operand::kWeight : models::Operand::kInput);
+          std::uint32_t bt = ~0u;
+          const auto k_step = static_cast<std::size_t>((kt - k_begin) / mp.tk);
+          if (mp.b_panel && mt > 0) {  // B stays in VMEM: the first m tile loaded it
+            bt = panel_loads_.at(k_step);
+          } else if (!fifo) {
+            // Into the step's slot, or into its place in the n tile's panel once the panel's
+            // readers of two n tiles ago are done.
+            const auto& free_b = mp.b_panel ? panel_readers_[panel] : free_slot;
+            const std::uint64_t b_at =
+                mp.b_panel ? vmem_.slot(vb_, panel) +
+                                 k_step * static_cast<std::uint64_t>(mp.tk * mp.tn) * eb
+                           : vmem_.slot(vb_, slot);
+            bt = b_.reads(b_.load(core_, static_cast<std::uint64_t>(tk * tn) * eb, free_b,
+                                  hbm.tile(hbm.b, hbm.N, kt, n0 + nt, tk, tn), b_at),
+                          tr.b_is_weight ? models::Operand::kWeight : models::Operand::kInput);
+            if (mp.b_panel) {
+              if (panel_loads_.size() <= k_step) panel_loads_.resize(k_step + 1);
+              panel_loads_[k_step] = bt;
+            }
+          }
           copy_a();
           // The previous tile's store goes after this step's prefetch, so an in-order DMA
           // queue never holds the prefetch back behind a store that waits for the MXUs (with
@@ -231,6 +260,7 @@ class CoreGemm {
             const std::uint32_t id = b_.emit(std::move(mm));
             next_readers_.push_back(id);
             last_step.push_back(id);
+            if (mp.b_panel) panel_readers.push_back(id);
           }
           slot_readers_[slot] = std::move(next_readers_);
           next_readers_.clear();
@@ -261,6 +291,7 @@ class CoreGemm {
         }
         ++tile_;
       }
+      if (mp.b_panel) panel_readers_[panel] = std::move(panel_readers);
     }
   }
 
@@ -357,8 +388,9 @@ class CoreGemm {
       tail.push_back({core, lo, lo + vmem_.bytes(buf), std::move(ops)});
     };
     for (int s = 0; s < 2; ++s) {
-      add(va_, s, slot_readers_[s]);
+      if (va_) add(*va_, s, slot_readers_[s]);
       add(vb_, s, slot_readers_[s]);
+      add(vb_, s, panel_readers_[s]);
       if (acc_store_[s] != ~0u) add(vc_, s, {acc_store_[s]});
     }
     if (ve_ && epi_vec_ != ~0u) add(ve_, 0, {epi_vec_});
@@ -386,7 +418,11 @@ class CoreGemm {
   } copy_;
   std::uint32_t acc_store_[2] = {~0u, ~0u};  // store that frees each accumulator buffer
   models::SramLayout vmem_;
-  std::size_t va_ = 0, vb_ = 0, vc_ = 0, ve_ = 0;
+  std::optional<std::size_t> va_;  // none when A is resident
+  std::size_t vb_ = 0, vc_ = 0, ve_ = 0;
+  std::vector<std::uint32_t> panel_readers_[2];  // B stationary: matmuls reading each panel
+  std::vector<std::uint32_t> panel_loads_;       // the B loads of the current panel, per k step
+  std::int64_t n_tile_ = 0;
   std::uint32_t epi_vec_ = ~0u;  // the epilogue op that last read the input buffer
   std::vector<std::uint32_t> pending_deps_;
   std::uint64_t pending_bytes_ = 0, pending_sram_ = 0;
@@ -409,7 +445,10 @@ void append_gemm(ProgramBuilder& b, const Layer& layer, const GemmMapping& mp, s
   stage.N = N;
   stage.eb = eb;
   stage.a_reuse = traffic.a_reuse;
-  stage.partials = cmem_partials_base(M, stage.k, eb, traffic.a_reuse);
+  stage.tile_major = mp.split_n;
+  stage.tm = mp.split_n ? mp.tm : 1;
+  stage.tk = mp.split_n ? mp.tk : 1;
+  stage.partials = cmem_partials_base(M, stage.k, stage.tm, stage.tk, eb, traffic.a_reuse);
   const std::int64_t chunk = stage.chunked ? stage.k : K;
   std::vector<CoreGemm> cores;
   for (std::int64_t c = 0; c < mp.cores_used; ++c) cores.emplace_back(b, c, mp, eb, traffic, stage);
@@ -418,19 +457,26 @@ void append_gemm(ProgramBuilder& b, const Layer& layer, const GemmMapping& mp, s
     // Each instance has its own operands in HBM.
     const HbmLayout hbm(b.reserve_hbm(0), M, N, K, eb, traffic.epilogue_inputs, layer.glu);
     b.reserve_hbm(hbm.end - hbm.a);
-    // Chunk by chunk, each core in turn: a chunk's copies wait for the previous chunk's
-    // loads of the same CMEM place, by any core, which must come first in the program.
-    for (std::int64_t k0 = 0; k0 < K; k0 += chunk) {
-      const std::int64_t k1 = std::min(K, k0 + chunk);
-      for (std::int64_t c = 0; c < mp.cores_used; ++c) {
-        const std::int64_t s0 = c * mp.core_extent;
-        const std::int64_t ext = std::min(mp.core_extent, split - s0);
-        if (ext <= 0) break;
-        auto& core = cores[static_cast<size_t>(c)];
-        if (mp.split_n)
-          core.lower(0, M, s0, ext, k0, k1, mp, eb, traffic, hbm);
-        else
-          core.lower(s0, ext, 0, N, k0, k1, mp, eb, traffic, hbm);
+    // Row block by row block (the cores split N), chunk by chunk, each core in turn: a block's
+    // or chunk's copies wait for the previous one's loads of the same CMEM place, by any core,
+    // which must come first in the program.
+    const std::int64_t block = mp.split_n && mp.row_block > 0 ? mp.row_block : M;
+    for (std::int64_t r0 = 0; r0 < M; r0 += block) {
+      const std::int64_t rows = std::min(block, M - r0);
+      stage.row0 = r0;
+      stage.copied.clear();
+      for (std::int64_t k0 = 0; k0 < K; k0 += chunk) {
+        const std::int64_t k1 = std::min(K, k0 + chunk);
+        for (std::int64_t c = 0; c < mp.cores_used; ++c) {
+          const std::int64_t s0 = c * mp.core_extent;
+          const std::int64_t ext = std::min(mp.core_extent, split - s0);
+          if (ext <= 0) break;
+          auto& core = cores[static_cast<size_t>(c)];
+          if (mp.split_n)
+            core.lower(r0, rows, s0, ext, k0, k1, mp, eb, traffic, hbm);
+          else
+            core.lower(s0, ext, 0, N, k0, k1, mp, eb, traffic, hbm);
+        }
       }
     }
   }

@@ -7,9 +7,14 @@
 // for the store of the tile that used the same accumulator buffer two tiles earlier. When the
 // mapping stages A in CMEM (cmem_k > 0), the first pass over a staged A tile loads it from HBM and
 // copies it from VMEM to CMEM; every later pass (later n tiles, other cores) loads it from CMEM
-// after that copy. With a weight FIFO (MxuConfig::weight_fifo, TPU v1) no B tile enters VMEM:
-// each MXU's slice streams through the FIFO in array-sized tiles, one load and one matmul each,
-// a matmul waiting for its own tile and a load for its FIFO slot (CoreGemm::fifo_matmuls).
+// after that copy. When A fits CMEM only in row blocks (GemmMapping::row_block), the blocks run
+// one after another, each staged in turn at the same CMEM place (a block's copies wait for the
+// previous block's readers). With B stationary (GemmMapping::b_panel) the first m tile of an n
+// tile loads each k step's B tile into its place in the n tile's VMEM panel and the later m tiles
+// read it there; a panel is reloaded once its readers of two n tiles ago are done. With a weight
+// FIFO (MxuConfig::weight_fifo, TPU v1) no B tile enters VMEM: each MXU's slice streams through the
+// FIFO in array-sized tiles, one load and one matmul each, a matmul waiting for its own tile and a
+// load for its FIFO slot (CoreGemm::fifo_matmuls).
 
 #include "models/common/program.h"
 #include "workloads/lowering/program_builder.h"

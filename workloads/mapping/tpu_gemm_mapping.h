@@ -1,9 +1,10 @@
 #pragma once
 // How a GEMM maps onto a TPU chip: the work split over TensorCores and MXUs, the VMEM tile
 // sizes (double-buffered operands, double-buffered fp32 output tile), the loop order
-// (n outer, m, k inner: the output tile stays in VMEM while k advances), whether the A operand
-// (re-read once per n tile) is staged in CMEM, and the analytical bounds of that mapping.
-// Tilings are chosen by searching candidates with the analytical model.
+// (row blocks outer, then n, m, k inner: the output tile stays in VMEM while k advances),
+// whether the A operand (re-read once per n tile) is staged in CMEM, whether B stays in VMEM
+// across the m tiles of an n tile, and the analytical bounds of that mapping. Tilings are chosen
+// by searching candidates with the analytical model (costs in map_gemm's comments).
 
 #include <cstdint>
 #include <string>
@@ -39,12 +40,24 @@ struct GemmMapping {
   /// A does not fit CMEM: K runs in chunks of cmem_k columns (each staged in turn) and the
   /// output tiles' fp32 partial sums wait in CMEM between chunks, so A and B still move once.
   bool k_chunked = false;
+  /// A does not fit CMEM whole: M runs in blocks of this many rows (a multiple of tm), each
+  /// block's A rows staged in CMEM in turn (every column), so A moves once and B once per block.
+  /// M when there is one block.
+  std::int64_t row_block = 0;
+  /// B stationary: a core's B panel (all of K x tn) is loaded into VMEM once per n tile (per
+  /// row block) and read there by every m tile, double-buffered across n tiles; else each k
+  /// step loads its B tile again for every m tile.
+  bool b_panel = false;
   std::uint64_t cmem_bytes = 0;  ///< planned CMEM traffic (staging writes + re-reads)
+  /// HBM bytes the DMA engines move for bounds.planned_bytes: each contiguous piece of a tile
+  /// rounded up to the DMA granule (what the simulation's HBM traffic counts).
+  std::uint64_t moved_bytes = 0;
   std::uint64_t vmem_bytes = 0;  ///< VMEM footprint of the tiling
   double estimated_cycles = 0;   ///< analytical estimate used to pick it
   GemmBounds bounds;
   /// "2048x512x512" ("/m" when the MXUs split rows; " A@cmem" when A is staged in CMEM,
-  /// " A[:k]@cmem" when only its first k columns are, " A@cmem k/6" when K runs in 6 chunks)
+  /// " A[:k]@cmem" when only its first k columns are, " A@cmem k/6" when K runs in 6 chunks,
+  /// " A@cmem m/4" when M runs in 4 row blocks; " B@vmem" when B stays in VMEM across m tiles)
   std::string tile_text() const;
 };
 
@@ -67,20 +80,37 @@ struct GemmTraffic {
 GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& layer,
                      const GemmTraffic& traffic = {});
 
+/// CMEM bytes of rows x cols staged A elements: tile-major (each tm x tk tile contiguous, edge
+/// tiles padded to full ones), or an implicit im2col's input footprint (divided by a_reuse).
+std::uint64_t cmem_staged_bytes(std::int64_t rows, std::int64_t cols, std::int64_t tm,
+                                std::int64_t tk, std::uint64_t element_bytes, double a_reuse);
+
 /// How many leading columns of A (a multiple of `tk`, or K) fit the chip's CMEM when all M
 /// rows are staged: 0 when CMEM cannot take one column tile.
 std::int64_t cmem_staged_k(const models::TpuChipConfig& chip, std::int64_t M, std::int64_t K,
-                           std::int64_t tk, std::uint64_t element_bytes, double a_reuse);
+                           std::int64_t tm, std::int64_t tk, std::uint64_t element_bytes,
+                           double a_reuse);
 
 /// Where the fp32 partial sums of C start in CMEM: after `k` staged columns of all M rows.
-std::uint64_t cmem_partials_base(std::int64_t M, std::int64_t k, std::uint64_t element_bytes,
-                                 double a_reuse);
+std::uint64_t cmem_partials_base(std::int64_t M, std::int64_t k, std::int64_t tm, std::int64_t tk,
+                                 std::uint64_t element_bytes, double a_reuse);
 
 /// The widest chunk of K (a multiple of `tk` below K) whose staged columns and C's partial sums
 /// (M x N fp32) fit the chip's CMEM together: 0 when none does.
 std::int64_t cmem_chunk_k(const models::TpuChipConfig& chip, std::int64_t M, std::int64_t N,
-                          std::int64_t K, std::int64_t tk, std::uint64_t element_bytes,
-                          double a_reuse);
+                          std::int64_t K, std::int64_t tm, std::int64_t tk,
+                          std::uint64_t element_bytes, double a_reuse);
+
+/// The rows of A (a multiple of `tm`, below M) whose every column fits the chip's CMEM: a row
+/// block when A does not fit whole; 0 when not even `tm` rows fit (or all M rows do).
+std::int64_t cmem_row_block(const models::TpuChipConfig& chip, std::int64_t M, std::int64_t K,
+                            std::int64_t tm, std::int64_t tk, std::uint64_t element_bytes,
+                            double a_reuse);
+
+/// VMEM bytes of one A slot of tm x tk: the input footprint of an implicit im2col tile
+/// (divided by a_reuse), rounded up.
+std::uint64_t gemm_a_slot_bytes(std::int64_t tm, std::int64_t tk, std::uint64_t element_bytes,
+                                double a_reuse);
 
 /// The bounds of a layer on a chip, independent of the tiling (planned_bytes left 0).
 GemmBounds gemm_bounds(const models::TpuChipConfig& chip, const Layer& layer);
