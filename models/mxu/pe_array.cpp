@@ -27,6 +27,7 @@ std::uint64_t PeArray::submit(PeJob job) {
   SYSTOLE_ASSERT(job.m > 0 && job.k > 0 && job.n > 0, "empty matmul");
   SYSTOLE_ASSERT(job.a.size() == static_cast<size_t>(job.m) * job.k, "A has the wrong size");
   SYSTOLE_ASSERT(job.w.size() == static_cast<size_t>(job.k) * job.n, "W has the wrong size");
+  settled_ = false;
   Job j;
   j.out.id = jobs_.size();
   const size_t cells = static_cast<size_t>(job.m) * job.n;
@@ -84,6 +85,27 @@ void PeArray::force(std::vector<FoldIssue> schedule) {
 
 std::vector<PeResult> PeArray::take_finished() { return std::exchange(finished_, {}); }
 
+bool PeArray::quiet() const {
+  for (const Pe& p : pes_)
+    if (p.a.valid || p.d.valid || p.wp.valid || p.acc.valid || p.out.valid || p.chain.valid)
+      return false;
+  for (const Word& w : row_ring_)
+    if (w.valid) return false;
+  for (const Word& w : col_ring_)
+    if (w.valid) return false;
+  return true;
+}
+
+bool PeArray::awaiting_jobs() const {
+  const size_t n = folds_.size();
+  return os() ? !streaming_ && next_stream_ == n : !loading_ && next_load_ == n;
+}
+
+bool PeArray::may_issue(std::uint32_t g, std::uint64_t FoldIssue::*event, std::uint64_t x) const {
+  const Job& jb = jobs_[folds_[g].job];
+  return jb.in.ready <= x && (g != jb.first_fold || jb.in.earliest.*event <= x);
+}
+
 PeArray::Num PeArray::decode(std::uint16_t code) const {
   Num v;
   if (int_)
@@ -136,6 +158,7 @@ void PeArray::stream_word(std::uint64_t x, std::uint32_t g, std::uint32_t t,
     if (os()) jb.out.start = x;
   }
   if (t == 0 && last_fold) jb.out.last_fold = x;
+  if (t + 1 == f.t && first_fold) jb.out.first_fold_last = x;
   if (t + 1 == f.t && last_fold) jb.out.stream_end = x + 1;
   Word w;
   w.valid = true;
@@ -195,14 +218,15 @@ void PeArray::control(std::uint64_t x, std::vector<Word>& row_in, std::vector<Wo
   if (os()) {
     // Stream fold after fold; the last vector of a fold waits until PE(0,0)'s output register
     // is free or drains this cycle (its column releases), so it cannot overwrite a result.
-    if (!streaming_ && next_stream_ < n_folds && jobs_[folds_[next_stream_].job].in.ready <= x) {
+    if (!streaming_ && next_stream_ < n_folds && may_issue(next_stream_, &FoldIssue::first, x)) {
       streaming_ = true;
       stream_t_ = 0;
     }
     if (streaming_) {
       const std::uint32_t T = folds_[next_stream_].t;
       const bool last = stream_t_ + 1 == T;
-      if (!last || !pes_[0].out.valid || release_ready(0)) {
+      if (!last || ((!pes_[0].out.valid || release_ready(0)) &&
+                    may_issue(next_stream_, &FoldIssue::last, x))) {
         stream_word(x, next_stream_, stream_t_, row_in, col_in);
         if (last) {
           streaming_ = false;
@@ -218,7 +242,8 @@ void PeArray::control(std::uint64_t x, std::vector<Word>& row_in, std::vector<Wo
   // reached row 0 of column 0, the last word of the shift) and the port is free.
   if (!streaming_ && next_stream_ < n_folds) {
     const Word& s = pes_[0].shadow;
-    if (s.valid && !s.last && s.fold == next_stream_) {
+    if (s.valid && !s.last && s.fold == next_stream_ &&
+        may_issue(next_stream_, &FoldIssue::first, x)) {
       streaming_ = true;
       stream_t_ = 0;
       started_ = next_stream_;
@@ -237,7 +262,8 @@ void PeArray::control(std::uint64_t x, std::vector<Word>& row_in, std::vector<Wo
   if (!loading_ && next_load_ < n_folds) {
     const std::uint32_t g = next_load_;
     Job& jb = jobs_[folds_[g].job];
-    if (jb.in.ready <= x && (g == 0 || started_ >= static_cast<std::int64_t>(g) - 1)) {
+    if (may_issue(g, &FoldIssue::load, x) &&
+        (g == 0 || started_ >= static_cast<std::int64_t>(g) - 1)) {
       loading_ = true;
       load_c_ = 0;
       if (g == jb.first_fold) jb.out.start = x;
@@ -253,17 +279,13 @@ void PeArray::control(std::uint64_t x, std::vector<Word>& row_in, std::vector<Wo
 }
 
 void PeArray::tick(std::uint64_t x) {
-  if (idle() && !forced_) {
-    // Every result is out: what is still in flight (padding lanes, words past their row)
-    // cannot meet later words, so the array may skip cycles and flush it on waking.
-    flush_ = true;
+  if (settled_) return;
+  if (idle() && !forced_ && quiet()) {
+    // Every result is out and nothing moves: ticks change nothing until the next job, so the
+    // array may skip cycles. Until then padding lanes still carry a fold's first vector (which
+    // moves the shadow tiles into use) and tile words may still shift down: they tick on.
+    settled_ = true;
     return;
-  }
-  if (flush_) {
-    for (Pe& p : pes_) p.a = p.d = p.wp = p.chain = p.acc = p.out = Word{};
-    for (Word& w : row_ring_) w = Word{};
-    for (Word& w : col_ring_) w = Word{};
-    flush_ = false;
   }
   std::vector<Word> row_in(R_), col_in(C_);
   control(x, row_in, col_in);
@@ -381,6 +403,7 @@ void PeArray::deliver(std::uint64_t x, const Word& w, std::uint32_t col) {
   size_t idx = 0;
   if (os()) {
     if (w.row >= f.rows || col >= f.cols) return;  // padding
+    if (jb.done) hazard(x, R_ - 1, col, "result of a finished job", w);
     idx = static_cast<size_t>(f.rb * R_ + w.row) * jb.in.n + f.cb * C_ + col;
     if (jb.acc_count[idx]++ != 0) hazard(x, R_ - 1, col, "result delivered twice", w);
     if (int_)
@@ -389,6 +412,7 @@ void PeArray::deliver(std::uint64_t x, const Word& w, std::uint32_t col) {
       jb.out.c_float[idx] = w.v.f;
   } else {
     if (col >= f.cols) return;  // padding column
+    if (jb.done) hazard(x, R_ - 1, col, "result of a finished job", w);
     const std::uint32_t c = f.cb * C_ + col;
     idx = cfg_.dataflow == Dataflow::kWeightStationary ? static_cast<size_t>(w.t) * jb.in.n + c
                                                        : static_cast<size_t>(c) * jb.in.n + w.t;
@@ -402,8 +426,12 @@ void PeArray::deliver(std::uint64_t x, const Word& w, std::uint32_t col) {
   if (++jb.received == jb.expected) {
     jb.done = true;
     jb.out.end = x + 1;
-    finished_.push_back(jb.out);
+    finished_.push_back(std::move(jb.out));
     ++jobs_done_;
+    // A finished job keeps no operand data: copies of the array (PePipeline) stay small.
+    jb.in.a = {};
+    jb.in.w = {};
+    jb.acc_count = {};
   }
 }
 

@@ -14,32 +14,36 @@
 
 namespace systole::models {
 
-/// One matmul C[m x n] = A[m x k] * W[k x n] for the reference array.
-struct PeJob {
-  std::uint32_t m = 0, k = 0, n = 0;
-  std::vector<std::uint16_t> a;  ///< m x k operand codes (numerics.h), row-major
-  std::vector<std::uint16_t> w;  ///< k x n operand codes, row-major
-  std::uint64_t ready = 0;       ///< first cycle its operands may enter the array
-};
-
-/// What the reference array produced for one job, and the cycles it observed.
-struct PeResult {
-  std::uint64_t id = 0;             ///< submission index
-  std::vector<std::int32_t> c_int;  ///< m x n, int8 inputs (int32 accumulate)
-  std::vector<float> c_float;       ///< m x n, float inputs (fp32 accumulate)
-  std::uint64_t start = 0;          ///< first stationary word entered (os: first streamed word)
-  std::uint64_t first_stream = 0;   ///< first vector of its first fold entered
-  std::uint64_t last_fold = 0;      ///< first vector of its last fold entered
-  std::uint64_t stream_end = 0;     ///< cycle after its last vector entered
-  std::uint64_t end = 0;            ///< cycle after its last result left the array
-};
-
 /// Issue cycles of one fold, to drive the array with a given schedule instead of its
 /// controller (tests of how tight the controller's rules are).
 struct FoldIssue {
   std::uint64_t load = 0;   ///< ws/is: first cycle of the stationary-tile shift
   std::uint64_t first = 0;  ///< first vector (vectors 1 .. T-2 follow back to back)
   std::uint64_t last = 0;   ///< last vector (>= first + T - 1)
+};
+
+/// One matmul C[m x n] = A[m x k] * W[k x n] for the reference array.
+struct PeJob {
+  std::uint32_t m = 0, k = 0, n = 0;
+  std::vector<std::uint16_t> a;  ///< m x k operand codes (numerics.h), row-major
+  std::vector<std::uint16_t> w;  ///< k x n operand codes, row-major
+  std::uint64_t ready = 0;       ///< first cycle its operands may enter the array
+  /// Lower bounds on the issue cycles of its first fold (tile load, first and last vector),
+  /// beyond `ready`: how an operand port that delivers late postpones a whole op (PePipeline).
+  FoldIssue earliest;
+};
+
+/// What the reference array produced for one job, and the cycles it observed.
+struct PeResult {
+  std::uint64_t id = 0;               ///< submission index
+  std::vector<std::int32_t> c_int;    ///< m x n, int8 inputs (int32 accumulate)
+  std::vector<float> c_float;         ///< m x n, float inputs (fp32 accumulate)
+  std::uint64_t start = 0;            ///< first stationary word entered (os: first streamed word)
+  std::uint64_t first_stream = 0;     ///< first vector of its first fold entered
+  std::uint64_t last_fold = 0;        ///< first vector of its last fold entered
+  std::uint64_t first_fold_last = 0;  ///< last vector of its first fold entered
+  std::uint64_t stream_end = 0;       ///< cycle after its last vector entered
+  std::uint64_t end = 0;              ///< cycle after its last result left the array
 };
 
 /// The reference array: per-PE registers updated every cycle, a controller of local
@@ -57,6 +61,13 @@ class PeArray {
   /// overwritten before use, an output overwritten before it drained, a port collision.
   void tick(std::uint64_t cycle);
   bool idle() const { return jobs_done_ == jobs_.size(); }
+  /// Idle, and nothing in flight any more: ticks change nothing until the next submit, so
+  /// cycles may be skipped (tick() itself returns at once).
+  bool settled() const { return settled_; }
+  /// True once the controller has begun issuing every fold submitted so far (ws/is: every tile
+  /// load; os: every stream): from the next tick on it would consider a new job's first fold.
+  /// Until then a job submitted later runs exactly as if it had been submitted earlier.
+  bool awaiting_jobs() const;
   /// Results finished since the last call, in completion order.
   std::vector<PeResult> take_finished();
   const MxuConfig& config() const { return cfg_; }
@@ -109,12 +120,17 @@ class PeArray {
   Num stationary_at(const Fold& f, std::uint32_t r, std::uint32_t c) const;
   Num row_operand(const Fold& f, std::uint32_t r, std::uint32_t t) const;
   Num column_operand(const Fold& f, std::uint32_t c, std::uint32_t t) const;
+  /// Whether fold g's `event` (FoldIssue::load, first or last) may issue at cycle x: its job's
+  /// operands are ready and, for the job's first fold, `earliest` allows it.
+  bool may_issue(std::uint32_t g, std::uint64_t FoldIssue::*event, std::uint64_t x) const;
   void control(std::uint64_t x, std::vector<Word>& row_in, std::vector<Word>& col_in);
   void stream_word(std::uint64_t x, std::uint32_t g, std::uint32_t t, std::vector<Word>& row_in,
                    std::vector<Word>& col_in);
   void load_row(std::uint32_t g, std::uint32_t c, std::vector<Word>& col_in);
   bool release_ready(std::uint32_t j) const;
   Num mac(Num acc, Num a, Num w) const;
+  /// No valid word in any PE register (stationary tiles aside) or on the input rings.
+  bool quiet() const;
   void sweep_ws(std::uint64_t x);
   void sweep_os(std::uint64_t x);
   void deliver(std::uint64_t x, const Word& w, std::uint32_t col);
@@ -140,7 +156,7 @@ class PeArray {
   bool forced_ = false;
   std::multimap<std::uint64_t, std::pair<std::uint32_t, std::uint32_t>> forced_stream_;
   std::multimap<std::uint64_t, std::pair<std::uint32_t, std::uint32_t>> forced_load_;
-  bool flush_ = false;
+  bool settled_ = false;  // idle and quiet: ticks change nothing until the next submit
   std::uint64_t pe_updates_ = 0;
 };
 

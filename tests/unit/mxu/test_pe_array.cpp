@@ -194,3 +194,27 @@ TEST_CASE("PE array: int8 results are exact, edge tiles included", "[unit][mxu]"
       }
   }
 }
+
+TEST_CASE("PE array: a job submitted after the array went idle", "[unit][mxu]") {
+  // Once the last real result is out, the last fold's first vector may still be on its way
+  // through padding PEs (here rows 7 and columns 2..7 of an 8x8 is array, fold 2 of 18x23x1),
+  // moving their shadow tiles into use, and tile words may still be shifting down far columns.
+  // Ticks while idle must let that finish, or the next job's tiles meet stale shadow registers.
+  std::mt19937 rng(12);
+  for (auto d :
+       {Dataflow::kWeightStationary, Dataflow::kInputStationary, Dataflow::kOutputStationary}) {
+    INFO(dataflow_name(d));
+    const MxuConfig cfg = array(8, 8, d);
+    PeArray a(cfg);
+    MxuPipeline pipe(cfg);
+    a.submit(job(18, 23, 1, 0, rng));
+    auto r = run(a);
+    const std::uint64_t idle_from = r.at(0).end;
+    CHECK(r[0].end == pipe.issue(18, 23, 1, 0).end);
+    for (std::uint64_t x = idle_from; x < idle_from + 4; ++x) a.tick(x);
+    a.submit(job(4, 19, 1, idle_from + 4, rng));
+    r = run(a, idle_from + 4);
+    REQUIRE(r.size() == 1);
+    CHECK(r[0].end == pipe.issue(4, 19, 1, idle_from + 4).end);
+  }
+}
