@@ -3,7 +3,9 @@
 target_sources(models_timing PRIVATE
   ${PROJECT_SOURCE_DIR}/models/mxu/numerics.cpp
   ${PROJECT_SOURCE_DIR}/models/mxu/pe_array.cpp
-  ${PROJECT_SOURCE_DIR}/models/mxu/mxu_stats.cpp)
+  ${PROJECT_SOURCE_DIR}/models/mxu/mxu_stats.cpp
+  ${PROJECT_SOURCE_DIR}/models/mxu/pe_pipeline.cpp
+  ${PROJECT_SOURCE_DIR}/models/mxu/pe_operands.cpp)
 target_sources(models_sc PRIVATE ${PROJECT_SOURCE_DIR}/models/mxu/pe_array_module.cpp)
 
 if(SYSTOLE_BUILD_TESTS)
@@ -11,6 +13,7 @@ if(SYSTOLE_BUILD_TESTS)
     SOURCES ${PROJECT_SOURCE_DIR}/tests/unit/mxu/test_numerics.cpp
             ${PROJECT_SOURCE_DIR}/tests/unit/mxu/test_mxu_timing.cpp
             ${PROJECT_SOURCE_DIR}/tests/unit/mxu/test_pe_array.cpp
+            ${PROJECT_SOURCE_DIR}/tests/unit/mxu/test_pe_pipeline.cpp
     LINKS models_timing
     LABELS mxu)
   systole_test(mxu_sc_tests
@@ -19,3 +22,4 @@ if(SYSTOLE_BUILD_TESTS)
     LINKS models_sc
     LABELS mxu)
 endif()
+
