@@ -1,5 +1,7 @@
 #include "models/mxu/mxu_config.h"
 
+#include <fmt/format.h>
+
 namespace systole::models {
 
 const char* dataflow_name(Dataflow d) {
@@ -17,6 +19,14 @@ const char* dataflow_name(Dataflow d) {
 const config::SchemaOf<MxuConfig>& MxuConfig::schema() {
   static const config::SchemaOf<MxuConfig> s = [] {
     config::SchemaOf<MxuConfig> b("mxu", "systolic matrix unit (rows x cols PEs)");
+    b.choice<MxuModel>(
+        "model", &MxuConfig::model, {{"fold", MxuModel::kFold}, {"pe", MxuModel::kPe}},
+        std::string("fold"),
+        "fold: fold-level timing, event-driven (closed forms per op; the default); pe: the "
+        "PE-level reference runs every matmul, every PE every cycle, on "
+        "pseudo-random operands, and checks each result against a reference "
+        "GEMM: same cycles as fold, ~10 ns per PE per cycle (128x128: ~6,500 "
+        "cycles/s); arrays up to 128x128 PEs");
     b.integer("rows", &MxuConfig::rows, 128, 1, 4096, "PE rows (reduction dimension in ws)", "PEs")
         .integer("cols", &MxuConfig::cols, 128, 1, 4096, "PE columns", "PEs")
         .choice<Dataflow>("dataflow", &MxuConfig::dataflow,
@@ -49,6 +59,14 @@ const config::SchemaOf<MxuConfig>& MxuConfig::schema() {
                  "in double-buffered VMEM tiles (TPU v4)",
                  "tiles");
     b.check([](const MxuConfig& c, const config::Node& n, const std::string& p) {
+      if (c.model == MxuModel::kPe && c.rows * c.cols > kMaxPeModelPes) {
+        const config::Node* key = n.is_map() ? n.find("model") : nullptr;
+        throw ConfigError(key ? key->origin() : n.origin(), p + ".model",
+                          fmt::format("the PE-level model simulates every PE every cycle and "
+                                      "takes arrays of at most {} PEs (128x128); this one has "
+                                      "{}x{} = {}: use model: fold (same cycles)",
+                                      kMaxPeModelPes, c.rows, c.cols, c.rows * c.cols));
+      }
       const bool int_in = c.input_type == DataType::kInt8;
       const bool int_acc = c.accumulate_type == DataType::kInt32;
       if (int_in != int_acc)

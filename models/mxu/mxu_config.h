@@ -12,7 +12,18 @@ namespace systole::models {
 enum class Dataflow { kWeightStationary, kOutputStationary, kInputStationary };
 const char* dataflow_name(Dataflow d);
 
+/// Which model executes the MXU's matmuls in a run: the fold-level one (event-driven, closed
+/// forms per op) or the PE-level reference (every PE, every cycle, real arithmetic, checked
+/// against a reference GEMM). Both give the same cycles.
+enum class MxuModel { kFold, kPe };
+
+/// The largest array (rows x cols PEs) `model: pe` accepts: 128 x 128, TPU v4's array and the
+/// largest the PE == fold property tests cover. The PE model costs ~10 ns per PE per cycle
+/// (128x128: ~6,500 cycles/s; 256x256: ~850) and ~200 B per PE per copy of its state.
+constexpr std::int64_t kMaxPeModelPes = 128 * 128;
+
 struct MxuConfig {
+  MxuModel model = MxuModel::kFold;
   std::int64_t rows = 0;  ///< PE rows (the reduction dimension in weight-stationary)
   std::int64_t cols = 0;  ///< PE columns (output channels in weight-stationary)
   Dataflow dataflow = Dataflow::kWeightStationary;

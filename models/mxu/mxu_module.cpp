@@ -11,7 +11,7 @@ namespace systole::models {
 MxuModule::MxuModule(const sc_core::sc_module_name& name, std::uint16_t id, const MxuConfig& cfg,
                      sc_core::sc_time period, Scoreboard& board, stats::Trace* trace)
     : UnitModule(name, id, "mxu", board, trace),
-      pipeline_(cfg),
+      timing_(cfg),
       timeline_(cfg.dataflow != Dataflow::kOutputStationary),
       period_(period) {}
 
@@ -49,43 +49,31 @@ void MxuModule::dequeued(const Op& op) {
   wait_ = output && !input ? DepWait::kOutput : weight ? DepWait::kWeight : DepWait::kInput;
 }
 
-sc_core::sc_time MxuModule::execute(const Op& op, sc_core::sc_time deps_done) {
-  SYSTOLE_ASSERT(op.kind == OpKind::kMatmul, "MXU given a non-matmul op");
-  const MxuConfig& cfg = pipeline_.timing().config();
-  const MatmulCost c = pipeline_.timing().matmul(op.m, op.k, op.n);
-  if (c.accumulator_rows > static_cast<std::uint64_t>(cfg.accumulators))
-    throw SimError(fmt::format("matmul {}x{}x{} needs {} accumulator rows, the MXU has {}", op.m,
-                               op.k, op.n, c.accumulator_rows, cfg.accumulators));
+void MxuModule::enter_instance(const Op& op) {
+  if (op.instance == last_instance_) return;
+  // A new layer instance: the time before it began is idle in the one before (the drain of
+  // its last op aside); waiting after it began is this op's stall.
   const std::uint64_t p = period_.value();
-  if (op.instance != last_instance_) {
-    // A new layer instance: the time before it began is idle in the one before (the drain of
-    // its last op aside); waiting after it began is this op's stall.
-    const auto begun = static_cast<std::uint64_t>(board().instance_begin(op.instance));
-    timeline_.settle(std::max(timeline_.cursor(), (begun + p - 1) / p), layers_mxu_[last_layer_]);
-    last_instance_ = op.instance;
+  const auto begun = static_cast<std::uint64_t>(board().instance_begin(op.instance));
+  timeline_.settle(std::max(timeline_.cursor(), (begun + p - 1) / p), layers_mxu_[last_layer_]);
+  last_instance_ = op.instance;
+}
+
+void MxuModule::refine_wait(const Op& op, sc_core::sc_time deps_done) {
+  if (wait_ != DepWait::kWeight) return;
+  // A weight stall only if a weight tile was what the op waited for last (not the layer
+  // instance before it, or a vector op: a read-after-write wait).
+  bool weight_last = false;
+  for (std::uint32_t d : op.deps) {
+    const Op& dep = board().program().ops[d];
+    weight_last = weight_last || (dep.kind == OpKind::kLoad && dep.operand == Operand::kWeight &&
+                                  board().done_at(d) == deps_done);
   }
-  if (wait_ == DepWait::kWeight) {
-    // A weight stall only if a weight tile was what the op waited for last (not the layer
-    // instance before it, or a vector op: a read-after-write wait).
-    bool weight_last = false;
-    for (std::uint32_t d : op.deps) {
-      const Op& dep = board().program().ops[d];
-      weight_last = weight_last || (dep.kind == OpKind::kLoad && dep.operand == Operand::kWeight &&
-                                    board().done_at(d) == deps_done);
-    }
-    if (!weight_last) wait_ = DepWait::kInput;
-  }
-  // The array sees its operands at the first clock edge at or after they are in VMEM.
-  const std::uint64_t ready = std::max<std::uint64_t>((deps_done.value() + p - 1) / p, run_start_);
-  OpSchedule s = pipeline_.plan(op.m, op.k, op.n, ready);
-  std::uint64_t delay = 0;
-  const std::uint64_t bytes = c.vmem_elements * dtype_bytes(cfg.input_type);
-  if (vmem_) {
-    const std::uint64_t delivered = vmem_->read(s.start, bytes);
-    if (delivered > s.stream_end) delay = delivered - s.stream_end;
-    s = s.shifted(delay);
-  }
-  pipeline_.commit(s);
+  if (!weight_last) wait_ = DepWait::kInput;
+}
+
+void MxuModule::record(const Op& op, const MatmulCost& c, const OpSchedule& s, std::uint64_t delay,
+                       std::uint64_t bytes) {
   MxuCounters& mc = layers_mxu_[op.layer];
   last_layer_ = op.layer;
   timeline_.op(s, delay, wait_, mc);
@@ -94,8 +82,34 @@ sc_core::sc_time MxuModule::execute(const Op& op, sc_core::sc_time deps_done) {
   mc.folds += c.folds;
   mc.vmem_bytes += bytes;
   mc.mapping_weighted += c.mapping_efficiency * static_cast<double>(c.macs);
-  counters(op.layer).busy_ps += static_cast<double>(s.streaming * p);
+  counters(op.layer).busy_ps += static_cast<double>(s.streaming * period_.value());
   counters(op.layer).bytes += op.bytes;
+}
+
+sc_core::sc_time MxuModule::execute(const Op& op, sc_core::sc_time deps_done) {
+  SYSTOLE_ASSERT(op.kind == OpKind::kMatmul, "MXU given a non-matmul op");
+  const MxuConfig& cfg = timing_.config();
+  const MatmulCost c = timing_.matmul(op.m, op.k, op.n);
+  if (c.accumulator_rows > static_cast<std::uint64_t>(cfg.accumulators))
+    throw SimError(fmt::format("matmul {}x{}x{} needs {} accumulator rows, the MXU has {}", op.m,
+                               op.k, op.n, c.accumulator_rows, cfg.accumulators));
+  const std::uint64_t p = period_.value();
+  enter_instance(op);
+  refine_wait(op, deps_done);
+  // The array sees its operands at the first clock edge at or after they are in VMEM.
+  const std::uint64_t ready = std::max<std::uint64_t>((deps_done.value() + p - 1) / p, run_start_);
+  const auto index = static_cast<std::uint32_t>(&op - board().program().ops.data());
+  OpSchedule s = schedule(op, index, ready);
+  std::uint64_t delay = 0;
+  const std::uint64_t bytes = c.vmem_elements * dtype_bytes(cfg.input_type);
+  if (vmem_) {
+    const std::uint64_t delivered = vmem_->read(s.start, bytes);
+    if (delivered > s.stream_end) {
+      delay = delivered - s.stream_end;
+      s = postpone(s, delay);
+    }
+  }
+  record(op, c, s, delay, bytes);
   const std::uint64_t now = sc_core::sc_time_stamp().value();
   SYSTOLE_ASSERT(s.stream_end * p >= now, "MXU schedule in the past");
   sc_core::wait(sc_core::sc_time::from_value(s.stream_end * p - now));

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "models/mxu/mxu_factory.h"
 #include "sim/core/error.h"
 
 namespace systole::models {
@@ -29,8 +30,8 @@ TpuChipModule::TpuChipModule(const sc_core::sc_module_name& name, const TpuChipC
                                                   cfg.vmem.dma_bandwidth));
     for (std::int64_t i = 0; i < cfg.mxus_per_core; ++i) {
       const auto id = cfg.mxu_unit(c, i);
-      mxus_.push_back(std::make_unique<MxuModule>(fmt::format("core{}_mxu{}", c, i).c_str(), id,
-                                                  cfg.mxu, period_, board_, trace));
+      mxus_.push_back(make_mxu_module(fmt::format("core{}_mxu{}", c, i).c_str(), id, cfg.mxu,
+                                      period_, board_, trace));
       units_[id] = mxus_.back().get();
     }
     for (std::int64_t e = 0; e < cfg.dma.engines; ++e) {

@@ -1,8 +1,8 @@
 #pragma once
-// The SystemC netlist of one TPU chip: per TensorCore, MXUs, DMA engines, a vector unit and the
-// VMEM banks the engines fill; one HBM (bank-level or bandwidth/latency, hbm.model) and one
-// banked CMEM shared by all DMA engines. It executes a whole workload's program under one
-// sc_start.
+// The SystemC netlist of one TPU chip: per TensorCore, MXUs (fold- or PE-level, mxu.model), DMA
+// engines, a vector unit and the VMEM banks the engines fill; one HBM (bank-level or
+// bandwidth/latency, hbm.model) and one banked CMEM shared by all DMA engines. It executes a
+// whole workload's program under one sc_start.
 
 #include <memory>
 #include <vector>

@@ -61,7 +61,8 @@ void register_tpu_chip(Registry& r) {
          &TpuSystemConfig::schema(), f});
   r.add({"mxu",
          "component",
-         "systolic matrix unit, fold-level timing equal to its PE-level reference (ws/os/is)",
+         "systolic matrix unit (ws/os/is): fold-level timing, or its PE-level reference with "
+         "real arithmetic (model: pe), cycle for cycle equal",
          &MxuConfig::schema(),
          {}});
   r.add({"vmem",

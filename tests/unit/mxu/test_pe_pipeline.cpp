@@ -1,7 +1,7 @@
 // The PE-level array fed job by job (PePipeline, what mxu.model: pe runs in a chip) against the
 // fold-level MxuPipeline: jobs ready in the array's past are replayed from the right snapshot,
 // postponed jobs shift as a whole, and every result equals the reference GEMM of its codes.
-// No SystemC.
+// Also the config key that selects the model. No SystemC.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -9,6 +9,8 @@
 #include "models/mxu/mxu_timing.h"
 #include "models/mxu/pe_operands.h"
 #include "models/mxu/pe_pipeline.h"
+#include "sim/config/node.h"
+#include "sim/core/error.h"
 #include "tests/support/mxu_arrays.h"
 
 using namespace systole;
@@ -115,4 +117,21 @@ TEST_CASE("PE operands: the check catches a wrong result", "[unit][mxu]") {
     CHECK(pseudo_random_job(cfg, 4, 7, 5, 9).a == job.a);
     CHECK(pseudo_random_job(cfg, 4, 7, 5, 10).a != job.a);
   }
+}
+
+TEST_CASE("mxu.model: fold or pe, pe refused for arrays past 128x128", "[unit][mxu][config]") {
+  const auto load = [](const std::string& yaml) {
+    return MxuConfig::schema().load(config::parse_yaml(yaml, "mxu.yaml"), "mxu");
+  };
+  CHECK(load("{}").model == MxuModel::kFold);  // the schema default
+  CHECK(load("{model: pe, rows: 8, cols: 8}").model == MxuModel::kPe);
+  CHECK(load("{model: pe, rows: 128, cols: 128}").model == MxuModel::kPe);
+  CHECK(load("{model: pe, rows: 4096, cols: 4}").model == MxuModel::kPe);
+  CHECK_THROWS_MATCHES(load("{model: pea}"), ConfigError,
+                       Catch::Matchers::Message("mxu.yaml:1:9: mxu.model: expected one of fold, "
+                                                "pe, got 'pea' (did you mean 'pe'?)"));
+  CHECK_THROWS_WITH(load("{rows: 129, model: pe}"), Contains("mxu.yaml:1:20: mxu.model"));
+  CHECK_THROWS_WITH(load("{rows: 129, model: pe}"),
+                    Contains("at most 16384 PEs (128x128); this one has 129x128"));
+  CHECK_NOTHROW(load("{rows: 129, model: fold}"));
 }

@@ -6,7 +6,10 @@ target_sources(models_timing PRIVATE
   ${PROJECT_SOURCE_DIR}/models/mxu/mxu_stats.cpp
   ${PROJECT_SOURCE_DIR}/models/mxu/pe_pipeline.cpp
   ${PROJECT_SOURCE_DIR}/models/mxu/pe_operands.cpp)
-target_sources(models_sc PRIVATE ${PROJECT_SOURCE_DIR}/models/mxu/pe_array_module.cpp)
+target_sources(models_sc PRIVATE
+  ${PROJECT_SOURCE_DIR}/models/mxu/pe_array_module.cpp
+  ${PROJECT_SOURCE_DIR}/models/mxu/pe_mxu_module.cpp
+  ${PROJECT_SOURCE_DIR}/models/mxu/mxu_factory.cpp)
 
 if(SYSTOLE_BUILD_TESTS)
   systole_test(mxu_unit_tests
@@ -19,7 +22,8 @@ if(SYSTOLE_BUILD_TESTS)
   systole_test(mxu_sc_tests
     SOURCES ${PROJECT_SOURCE_DIR}/tests/sc/mxu/test_pe_vs_fold.cpp
             ${PROJECT_SOURCE_DIR}/tests/sc/mxu/test_mxu_chip.cpp
-    LINKS models_sc
+            ${PROJECT_SOURCE_DIR}/tests/sc/mxu/test_mxu_model.cpp
+    LINKS models_sc sim_sweep
     LABELS mxu)
 endif()
 
