@@ -27,3 +27,11 @@ if(SYSTOLE_BUILD_TESTS)
     LABELS mxu)
 endif()
 
+if(SYSTOLE_BUILD_TESTS)
+  # mxu.model: fold vs pe through simrun.
+  systole_test(mxu_e2e_tests
+    SOURCES ${PROJECT_SOURCE_DIR}/tests/e2e/test_mxu_model_e2e.cpp
+    LINKS sim_stats_hdf5
+    LABELS mxu)
+  add_dependencies(mxu_e2e_tests simrun)
+endif()
