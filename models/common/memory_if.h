@@ -1,7 +1,18 @@
 #pragma once
-// The SystemC interface through which DMA engines reach a memory (HBM, CMEM): whole strided
-// transfers, so a bank-level memory can split them into requests itself (one call per transfer,
-// not one SystemC event per burst).
+// The SystemC interface through which requesters (DMA engines, a MemoryLink) reach a memory
+// (HBM, CMEM, or another link): whole strided transfers, so a bank-level memory can split them
+// into requests itself (one call per transfer, not one SystemC event per burst).
+//
+// Back-pressure is a request/retry handshake, as gem5's ports do it (sendTimingReq refused,
+// recvReqRetry): try_begin() offers a transfer and the memory refuses it while the requester's
+// acceptance queue is full; the memory then notifies retry_event() when a place frees (TLM-2.0's
+// END_REQ), and the requester offers it again. begin() is that loop, blocking its thread.
+// Why not TLM-2.0 sockets: a transfer is one call, not a payload with four phases; the handle
+// and finish() keep the requester's thread in the memory's own event (no BEGIN_RESP/END_RESP
+// round trip and no payload or extension per transfer), and sc_port<MemoryIf> binds any memory or
+// link the same way. A TLM adapter could wrap this interface one to one: try_begin() is
+// nb_transport_fw(BEGIN_REQ) answered TLM_ACCEPTED or refused, retry_event() is END_REQ,
+// finish() returns at BEGIN_RESP.
 
 #include <systemc>
 
@@ -22,17 +33,34 @@ struct MemoryTransfer {
   std::uint64_t bytes() const { return desc.bytes(); }
 };
 
-/// What a DMA engine sees of a memory: begin a whole transfer, finish it, read counters.
+/// What a requester sees of a memory: offer a whole transfer (it may be refused), finish it,
+/// read counters. A refused requester waits for retry_event() and offers the transfer again.
 class MemoryIf : public virtual sc_core::sc_interface {
  public:
-  /// Called from an SC_THREAD: queues `t` behind the requester's earlier transfers and returns
-  /// a handle for finish(). Does not wait.
-  virtual std::uint64_t begin(const MemoryTransfer& t) = 0;
+  /// try_begin()'s answer when the memory has no room for the transfer now.
+  static constexpr std::uint64_t kRefused = 0;
+
+  /// Offers `t`: when the requester's acceptance queue has room, queues it behind the
+  /// requester's earlier transfers and returns a handle for finish(); otherwise returns
+  /// kRefused and notifies retry_event(t.requester) once a place has freed. Does not wait.
+  virtual std::uint64_t try_begin(const MemoryTransfer& t) = 0;
+  /// Notified when `requester`'s acceptance queue may have room again (TLM-2.0's END_REQ).
+  virtual const sc_core::sc_event& retry_event(std::uint16_t requester) const = 0;
   /// Called from an SC_THREAD: blocks until the memory has taken the whole transfer `h` (the
   /// requester's engine is then free); returns the extra time until its data has arrived.
   virtual sc_core::sc_time finish(std::uint64_t h) = 0;
-  sc_core::sc_time transfer(const MemoryTransfer& t) { return finish(begin(t)); }
   virtual MemoryCounters counters() const = 0;
+
+  /// Called from an SC_THREAD: offers `t` until the memory accepts it (waiting for its retry
+  /// events meanwhile); returns the handle.
+  std::uint64_t begin(const MemoryTransfer& t) {
+    for (;;) {
+      const std::uint64_t h = try_begin(t);
+      if (h != kRefused) return h;
+      sc_core::wait(retry_event(t.requester));
+    }
+  }
+  sc_core::sc_time transfer(const MemoryTransfer& t) { return finish(begin(t)); }
 };
 
 }  // namespace systole::models

@@ -32,6 +32,7 @@ MemoryTransfer DmaModule::memory_transfer(const Op& op, const DmaConfig& cfg,
 
 void DmaModule::begin_run(std::uint32_t layers) {
   memory_bytes_.assign(layers, {0, 0});
+  held_ps_.assign(layers, 0.0);
   const auto& ops = board().program().ops;
   order_.clear();
   for (std::uint32_t i = 0; i < ops.size(); ++i)
@@ -49,7 +50,9 @@ std::uint64_t DmaModule::start(const Op& op, std::size_t p) {
   const MemoryTransfer t = memory_transfer(op, cfg_, id());
   counters(op.layer).bytes += t.bytes();
   memory_bytes_[op.layer][cmem_at_[op.memory] ? 1 : 0] += t.bytes();
-  const std::uint64_t h = memory(op).begin(t);
+  const sc_core::sc_time offered = sc_core::sc_time_stamp();
+  const std::uint64_t h = memory(op).begin(t);  // waits while the memory refuses it
+  held_ps_[op.layer] += static_cast<double>((sc_core::sc_time_stamp() - offered).value());
   // A load writes the tile into VMEM, a store reads it; rows packed from sram_addr.
   if (vmem.size())
     vmem_done_[p] = vmem->access(DmaDescriptor::linear(op.sram_addr, t.bytes()), !t.write);

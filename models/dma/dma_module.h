@@ -7,6 +7,9 @@
 // so the memory sees its transfers back to back; an op retires when its data has arrived. The
 // VMEM side streams along (its banks reserved from the start); it delays the op only where its
 // bank conflicts make it slower than the memory. VMEM's latency overlaps the memory's.
+// A memory may refuse a transfer (its acceptance queue for this engine is full): the engine's
+// run-ahead then waits for the memory's retry and offers it again; that time is `held`, and
+// it lies inside the op's busy time when the op is already executing.
 
 #include <array>
 #include <vector>
@@ -42,6 +45,8 @@ class DmaModule : public UnitModule {
   /// for the memory behind the `cmem` port, false for the one behind `hbm`. Set by the netlist
   /// before a run, from the paths.
   void route(std::vector<bool> cmem_at) { cmem_at_ = std::move(cmem_at); }
+  /// Picoseconds one layer's transfers waited for a memory to accept them (back-pressure).
+  double held_ps(std::uint32_t layer) const { return held_ps_[layer]; }
 
  protected:
   sc_core::sc_time execute(const Op& op, sc_core::sc_time deps_done) override;
@@ -61,6 +66,7 @@ class DmaModule : public UnitModule {
   std::vector<std::uint64_t> handle_;
   std::vector<sc_core::sc_time> vmem_done_;
   std::vector<std::array<std::uint64_t, 2>> memory_bytes_;  // per layer: hbm, cmem port
+  std::vector<double> held_ps_;                             // per layer: refused, waiting
   std::size_t cursor_ = 0;     // first op whose transfer has not been started
   std::size_t executing_ = 0;  // the op execute() takes next
   sc_core::sc_event advanced_, started_ev_;

@@ -3,8 +3,11 @@
 namespace systole::models {
 
 void declare_dma_stats(stats::StatGroup& g, UnitCountersOf counters, MemoryBytesOf bytes,
-                       const stats::Timebase& tb) {
+                       HeldPsOf held, const stats::Timebase& tb) {
   declare_unit_stats(g, "transfers", std::move(counters), tb);
+  g.formula({"held_cycles", "cycles",
+             "cycles its transfers waited for a memory to accept them (back-pressure)"},
+            [held, &tb](std::size_t s) { return tb.cycles(held(s)); });
   const auto layer = [](const char* name, const char* desc) {
     return stats::StatInfo{name, "B", desc, stats::ColumnType::kInt, stats::StatScope::kLayerOnly};
   };

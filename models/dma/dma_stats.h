@@ -1,6 +1,7 @@
 #pragma once
 // The stats of one DMA engine, bound into the stats tree: its unit activity (busy, stall,
-// transfers, bytes) and, per layer, the bytes it moved to and from each memory.
+// transfers, bytes), the time its transfers were held off by a memory's back-pressure and, per
+// layer, the bytes it moved to and from each memory.
 
 #include <cstdint>
 #include <functional>
@@ -11,10 +12,14 @@ namespace systole::models {
 
 /// Bytes a layer's transfers moved to and from memory `memory` (0 HBM, 1 CMEM).
 using MemoryBytesOf = std::function<std::uint64_t(std::size_t layer, int memory)>;
+/// Picoseconds the engine's transfers waited for a memory to accept them, in a scope (a layer,
+/// or stats::kRun).
+using HeldPsOf = std::function<double(std::size_t scope)>;
 
 /// Declares one engine's stats in `g`: the unit stats (run and per layer) and hbm_bytes /
-/// cmem_bytes per layer (only per layer: the /units/dma table keeps its columns).
+/// cmem_bytes per layer (only per layer: the /units/dma table keeps its columns), and
+/// held_cycles (run and per layer).
 void declare_dma_stats(stats::StatGroup& g, UnitCountersOf counters, MemoryBytesOf bytes,
-                       const stats::Timebase& tb);
+                       HeldPsOf held, const stats::Timebase& tb);
 
 }  // namespace systole::models

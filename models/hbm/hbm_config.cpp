@@ -227,6 +227,11 @@ HbmConfig HbmConfig::from_preset(HbmPreset p) {
 // order GPUs show for DRAM (FACTS.md §C.2: ~570-650 cycles at ~1.4-1.8 GHz, which includes
 // their L2 and network); no TPU figure is published. Queue sizes and drain watermarks follow
 // Ramulator 2's generic controller (32-entry queues, drain between 0.2 and 0.8 full).
+// ASSUMPTION transfer_queue 16: the descriptors a requester (DMA engine) may have handed to the
+// memory and not yet seen complete; no TPU figure is published (a placeholder). Each transfer
+// is a whole tile of many requests, so the outstanding-request window (dma.outstanding), not
+// this queue, limits a stream's rate; the queue bounds how far an engine runs ahead in tiles.
+// Plausible range 4-64; at 16 it binds in no configs/ experiment (models/hbm/README.md).
 const config::SchemaOf<HbmConfig>& HbmConfig::schema() {
   static const HbmSchema s = [] {
     HbmSchema b("hbm", "high-bandwidth main memory (bank-level or bandwidth/latency model)");
@@ -312,6 +317,10 @@ const config::SchemaOf<HbmConfig>& HbmConfig::schema() {
                  "requests")
         .integer("write_queue", &HbmConfig::write_queue, 32, 1, 1024,
                  "write queue per pseudo-channel", "requests")
+        .integer("transfer_queue", &HbmConfig::transfer_queue, 16, 1, 1 << 20,
+                 "transfers a requester may have accepted and not yet completed; a full queue "
+                 "refuses the next until one completes",
+                 "transfers")
         .real("write_drain_high", &HbmConfig::write_drain_high, 0.8, 0.0, 1.0,
               "write-queue fill that starts a write drain")
         .real("write_drain_low", &HbmConfig::write_drain_low, 0.2, 0.0, 1.0,

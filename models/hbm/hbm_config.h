@@ -54,6 +54,8 @@ struct HbmConfig {
   SchedulerKind scheduler = SchedulerKind::kFrFcfs;
   RefreshKind refresh = RefreshKind::kAllBank;
   std::int64_t read_queue = 0, write_queue = 0;
+  /// Transfers a requester may have accepted and not yet completed (its acceptance queue).
+  std::int64_t transfer_queue = 0;
   double write_drain_high = 0,
          write_drain_low = 0;  ///< write-queue fill that starts / ends a drain
 

@@ -1,5 +1,6 @@
 #include "models/hbm/hbm_module.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "sim/core/error.h"
@@ -10,7 +11,8 @@ HbmModule::HbmModule(const sc_core::sc_module_name& name, const HbmConfig& cfg)
     : sc_core::sc_module(name),
       model_(cfg),
       latency_(static_cast<Cycle>(
-          std::ceil(static_cast<double>(cfg.latency.value()) / model_.tck_ps() - 1e-9))) {
+          std::ceil(static_cast<double>(cfg.latency.value()) / model_.tck_ps() - 1e-9))),
+      depth_(static_cast<std::uint32_t>(std::max<std::int64_t>(cfg.transfer_queue, 1))) {
   SYSTOLE_ASSERT(sc_core::sc_get_time_resolution() == sc_core::sc_time(1, sc_core::SC_PS),
                  "the HBM shell converts picoseconds: SystemC's time resolution must be 1 ps");
   SC_HAS_PROCESS(HbmModule);
@@ -46,7 +48,8 @@ void HbmModule::sync() {
     SYSTOLE_ASSERT(from_cycle(c.at) == now, "HBM transfer completed between wake-ups");
     Open& o = open_.at(c.id);
     o.done = true;
-    o.requester->finished.notify();
+    --o.requester->accepted;
+    o.requester->finished.notify();  // also its retry event: a place of its queue freed
     if (--active_ == 0) busy_ps_ += static_cast<double>(now.value()) - busy_since_ps_;
     ++transfers_;
   }
@@ -65,9 +68,15 @@ void HbmModule::wake() {
   reschedule();
 }
 
-std::uint64_t HbmModule::begin(const MemoryTransfer& t) {
+std::uint64_t HbmModule::try_begin(const MemoryTransfer& t) {
   sync();
   Requester& r = requester(t);
+  if (r.accepted >= depth_) {
+    ++refusals_;  // retried when one of its transfers completes (sync notifies `finished`)
+    reschedule();
+    return kRefused;
+  }
+  ++r.accepted;
   (t.write ? written_ : read_) += t.bytes();
   if (active_++ == 0) busy_since_ps_ = static_cast<double>(sc_core::sc_time_stamp().value());
   const TransferId id = model_.submit(r.port, t.desc, t.write);
@@ -75,6 +84,11 @@ std::uint64_t HbmModule::begin(const MemoryTransfer& t) {
   sync();  // an empty transfer completes at once
   reschedule();
   return id;
+}
+
+const sc_core::sc_event& HbmModule::retry_event(std::uint16_t requester) const {
+  const auto it = requesters_.find(requester);
+  return it == requesters_.end() ? never_ : it->second->finished;
 }
 
 sc_core::sc_time HbmModule::finish(std::uint64_t h) {

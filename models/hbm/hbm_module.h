@@ -9,6 +9,8 @@
 // request's data arrives `latency` after its last burst crossed the DRAM bus, and the request
 // holds its requester's outstanding slot until then, so latency x bandwidth is the data a
 // requester needs in flight (Little's law). A transfer is finished when its last data arrived.
+// Back-pressure: each requester may have `transfer_queue` transfers submitted and not yet
+// completed; a further one is refused (MemoryIf::try_begin) and retried when one completes.
 // Assumption: the whole latency is on the way back (a request reaches its controller at once).
 
 #include <map>
@@ -24,7 +26,8 @@ class HbmModule : public sc_core::sc_module, public MemoryIf {
  public:
   HbmModule(const sc_core::sc_module_name& name, const HbmConfig& cfg);
 
-  std::uint64_t begin(const MemoryTransfer& t) override;
+  std::uint64_t try_begin(const MemoryTransfer& t) override;
+  const sc_core::sc_event& retry_event(std::uint16_t requester) const override;
   sc_core::sc_time finish(std::uint64_t h) override;
   MemoryCounters counters() const override;
 
@@ -36,10 +39,13 @@ class HbmModule : public sc_core::sc_module, public MemoryIf {
   /// Transfers completed and SystemC wake-ups so far (to show the event economy).
   std::uint64_t transfers() const { return transfers_; }
   std::uint64_t wakeups() const { return wakeups_; }
+  /// Transfers the memory has refused so far (each offer counts).
+  std::uint64_t refusals() const { return refusals_; }
 
  private:
   struct Requester {
     std::uint32_t port = 0;
+    std::uint32_t accepted = 0;  // transfers submitted, not yet completed
     sc_core::sc_event finished;  // one of its transfers completed
   };
   void wake();
@@ -55,7 +61,9 @@ class HbmModule : public sc_core::sc_module, public MemoryIf {
   };
   std::map<TransferId, Open> open_;  // begun, not yet finished
   sc_core::sc_event wake_ev_;
-  std::uint64_t read_ = 0, written_ = 0, transfers_ = 0, wakeups_ = 0;
+  sc_core::sc_event never_;  // the retry event of a requester not seen yet
+  std::uint32_t depth_;      // hbm.transfer_queue
+  std::uint64_t read_ = 0, written_ = 0, transfers_ = 0, wakeups_ = 0, refusals_ = 0;
   std::uint32_t active_ = 0;
   double busy_ps_ = 0, busy_since_ps_ = 0;
 };

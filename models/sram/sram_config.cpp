@@ -39,10 +39,18 @@ const config::SchemaOf<SramConfig>& SramConfig::vmem_schema() {
   return s;
 }
 
+// ASSUMPTION cmem.transfer_queue 16: as hbm.transfer_queue (models/hbm/hbm_config.cpp).
 const config::SchemaOf<SramConfig>& SramConfig::cmem_schema() {
-  static const auto s =
-      make("cmem", "chip-level common memory shared by the TensorCores", "128MiB", "2.4TB/s",
-           "50ns", 64, "64B", Bytes(0), "capacity (0: no CMEM; GEMM mappings stage nothing)");
+  static const auto s = [] {
+    auto b =
+        make("cmem", "chip-level common memory shared by the TensorCores", "128MiB", "2.4TB/s",
+             "50ns", 64, "64B", Bytes(0), "capacity (0: no CMEM; GEMM mappings stage nothing)");
+    b.integer("transfer_queue", &SramConfig::transfer_queue, 16, 1, 1 << 20,
+              "transfers a requester may have accepted and not yet arrived; a full queue "
+              "refuses the next until one completes",
+              "transfers");
+    return b;
+  }();
   return s;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Configuration of an on-chip SRAM (TPU VMEM, CMEM): capacity, banks with ports, the access
-// width that interleaves addresses over the banks, bandwidth and latencies.
+// width that interleaves addresses over the banks, bandwidth and latencies; as CMEM, the
+// acceptance queue of each requester.
 
 #include "sim/config/schema.h"
 
@@ -16,6 +17,9 @@ struct SramConfig {
   std::int64_t banks = 0;
   std::int64_t ports = 0;  ///< independent accesses per bank at a time
   Bytes width{0};          ///< bytes per bank access; consecutive widths go to consecutive banks
+  /// CMEM: transfers a requester may have accepted and not yet arrived (its acceptance queue;
+  /// VMEM has no MemoryIf face and leaves it 0)
+  std::int64_t transfer_queue = 0;
   /// Seconds one port of one bank needs for one access of `width` bytes when all banks and
   /// ports together move `peak` bytes per second.
   double access_seconds(BytesPerSecond peak) const {

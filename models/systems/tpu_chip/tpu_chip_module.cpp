@@ -17,9 +17,10 @@ TpuChipModule::TpuChipModule(const sc_core::sc_module_name& name, const TpuChipC
     hbm_ = hbm_banks_ = m.get();
     hbm_module_ = std::move(m);
   } else {
-    auto m = std::make_unique<BandwidthMemoryModule>("hbm",
-                                                     cfg.hbm.bandwidth.value() * cfg.hbm.efficiency,
-                                                     static_cast<double>(cfg.hbm.latency.value()));
+    auto m = std::make_unique<BandwidthMemoryModule>(
+        "hbm", cfg.hbm.bandwidth.value() * cfg.hbm.efficiency,
+        static_cast<double>(cfg.hbm.latency.value()),
+        static_cast<std::uint32_t>(cfg.hbm.transfer_queue));
     hbm_ = m.get();
     hbm_module_ = std::move(m);
   }

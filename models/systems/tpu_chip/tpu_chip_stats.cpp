@@ -275,6 +275,12 @@ void TpuChipStats::declare_parts(const TpuChipConfig& cfg) {
           [dma](std::size_t l, int memory) {
             return dma->memory_bytes(static_cast<std::uint32_t>(l), memory);
           },
+          [dma, &run = run_](std::size_t s) {
+            if (s != kRun) return dma->held_ps(static_cast<std::uint32_t>(s));
+            double t = 0;
+            for (std::uint32_t l = 0; l < run.prog->layers.size(); ++l) t += dma->held_ps(l);
+            return t;
+          },
           tb);
     }
     const VectorModule* vpu = pattern ? nullptr : top->vpus()[static_cast<std::size_t>(c)].get();

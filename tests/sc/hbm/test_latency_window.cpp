@@ -44,13 +44,16 @@ double elapsed_ps(MemoryIf& mem, const MemoryTransfer& t) {
 }
 
 constexpr double kLatencyPs = 500'000;  // 500 ns
+// The schema's acceptance queue (hbm.transfer_queue): each test has one transfer per requester.
+const auto kDepth =
+    static_cast<std::uint32_t>(HbmConfig::from_preset(HbmPreset::kHbm2).transfer_queue);
 
 }  // namespace
 
 // B = 1 byte/ps, S = 512 B, L = 500,000 ps.
 TEST_CASE("Bandwidth memory: a window-limited stream moves N x S per round trip, exactly",
           "[sc][hbm][latency]") {
-  BandwidthMemoryModule mem("mem", 1e12, kLatencyPs);
+  BandwidthMemoryModule mem("mem", 1e12, kLatencyPs, kDepth);
   const std::uint32_t n = 64;
   const std::uint64_t bytes = 10 * n * 512;  // ten round trips of the window
   const double ps = elapsed_ps(mem, stream(0, bytes, 0, n));
@@ -59,14 +62,14 @@ TEST_CASE("Bandwidth memory: a window-limited stream moves N x S per round trip,
 
 TEST_CASE("Bandwidth memory: a deep window reaches the bandwidth, plus one latency",
           "[sc][hbm][latency]") {
-  BandwidthMemoryModule mem("mem", 1e12, kLatencyPs);
+  BandwidthMemoryModule mem("mem", 1e12, kLatencyPs, kDepth);
   const std::uint64_t bytes = 2 * 4096 * 512;
   CHECK(elapsed_ps(mem, stream(0, bytes, 0, 4096)) == static_cast<double>(bytes) + kLatencyPs);
 }
 
 TEST_CASE("Bandwidth memory: two window-limited streams do not wait for each other",
           "[sc][hbm][latency]") {
-  BandwidthMemoryModule mem("mem", 1e12, kLatencyPs);
+  BandwidthMemoryModule mem("mem", 1e12, kLatencyPs, kDepth);
   const std::uint64_t bytes = 10 * 64 * 512;
   double done[2] = {0, 0};
   Bench b([&] {

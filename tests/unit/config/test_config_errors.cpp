@@ -115,8 +115,8 @@ TEST_CASE("config errors: unknown key with nothing close lists the allowed keys"
                             "t_cwl, t_rcd_rd, t_rcd_wr, t_rp, t_ras, t_rc, t_wr, t_rtp, t_ccd_s, "
                             "t_ccd_l, t_rrd_s, t_rrd_l, t_faw, t_wtr_s, t_wtr_l, t_refi, t_rfc, "
                             "t_btr, address_mapping, interleave, address_hash, page_policy, "
-                            "scheduler, refresh, read_queue, write_queue, write_drain_high, "
-                            "write_drain_low");
+                            "scheduler, refresh, read_queue, write_queue, transfer_queue, "
+                            "write_drain_high, write_drain_low");
 }
 
 TEST_CASE("config errors: unknown top-level key", "[config][errors]") {

@@ -6,13 +6,13 @@ target_sources(models_timing PRIVATE
   ${_hbm}/hbm_refresh.cpp ${_hbm}/hbm_controller.cpp
   ${_hbm}/hbm_timing.cpp ${_hbm}/hbm_stats.cpp
   ${PROJECT_SOURCE_DIR}/models/sram/sram_timing.cpp ${PROJECT_SOURCE_DIR}/models/sram/sram_layout.cpp)
-target_sources(models_sc PRIVATE ${_hbm}/hbm_module.cpp ${PROJECT_SOURCE_DIR}/models/sram/sram_module.cpp)
+target_sources(models_sc PRIVATE ${_hbm}/hbm_module.cpp ${PROJECT_SOURCE_DIR}/models/sram/sram_module.cpp
+  ${PROJECT_SOURCE_DIR}/models/common/timed_memory_module.cpp)
 
 # Benchmark: requests per wall-second through the bank-level model (plain C++, no SystemC).
 add_executable(bench_hbm ${PROJECT_SOURCE_DIR}/tools/bench/hbm_bench.cpp)
 target_link_libraries(bench_hbm PRIVATE models_timing)
 set_target_properties(bench_hbm PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
-
 if(SYSTOLE_BUILD_TESTS)
   set(_t ${PROJECT_SOURCE_DIR}/tests/unit/hbm)
   systole_test(hbm_unit_tests
