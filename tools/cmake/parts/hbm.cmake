@@ -5,9 +5,11 @@ target_sources(models_timing PRIVATE
   ${_hbm}/hbm_presets.cpp ${_hbm}/hbm_address_map.cpp ${_hbm}/hbm_device.cpp
   ${_hbm}/hbm_refresh.cpp ${_hbm}/hbm_controller.cpp
   ${_hbm}/hbm_timing.cpp ${_hbm}/hbm_stats.cpp
-  ${PROJECT_SOURCE_DIR}/models/sram/sram_timing.cpp ${PROJECT_SOURCE_DIR}/models/sram/sram_layout.cpp)
+  ${PROJECT_SOURCE_DIR}/models/sram/sram_timing.cpp ${PROJECT_SOURCE_DIR}/models/sram/sram_layout.cpp
+  ${PROJECT_SOURCE_DIR}/models/link/memory_link_config.cpp)
 target_sources(models_sc PRIVATE ${_hbm}/hbm_module.cpp ${PROJECT_SOURCE_DIR}/models/sram/sram_module.cpp
-  ${PROJECT_SOURCE_DIR}/models/common/timed_memory_module.cpp)
+  ${PROJECT_SOURCE_DIR}/models/common/timed_memory_module.cpp
+  ${PROJECT_SOURCE_DIR}/models/link/memory_link_module.cpp)
 
 # Benchmark: requests per wall-second through the bank-level model (plain C++, no SystemC).
 add_executable(bench_hbm ${PROJECT_SOURCE_DIR}/tools/bench/hbm_bench.cpp)
@@ -37,6 +39,15 @@ if(SYSTOLE_BUILD_TESTS)
     SOURCES ${PROJECT_SOURCE_DIR}/tests/sc/hbm/test_hbm_tpu.cpp
             ${PROJECT_SOURCE_DIR}/tests/sc/hbm/test_hbm_module.cpp
             ${PROJECT_SOURCE_DIR}/tests/sc/hbm/test_latency_window.cpp
+    LINKS models_sc
+    LABELS hbm)
+endif()
+
+# Back-pressure at the memory boundary (issue 10): each memory kind behind a requester, directly
+# and through a MemoryLink.
+if(SYSTOLE_BUILD_TESTS)
+  systole_test(memory_link_sc_tests
+    SOURCES ${PROJECT_SOURCE_DIR}/tests/sc/link/test_backpressure.cpp
     LINKS models_sc
     LABELS hbm)
 endif()
