@@ -15,6 +15,12 @@ target_sources(models_sc PRIVATE ${_hbm}/hbm_module.cpp ${PROJECT_SOURCE_DIR}/mo
 add_executable(bench_hbm ${PROJECT_SOURCE_DIR}/tools/bench/hbm_bench.cpp)
 target_link_libraries(bench_hbm PRIVATE models_timing)
 set_target_properties(bench_hbm PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+# Benchmark: transfers per wall-second through the SystemC memory boundary (MemoryIf, HbmModule).
+add_executable(bench_memory_boundary ${PROJECT_SOURCE_DIR}/tools/bench/memory_boundary_sc_bench.cpp)
+target_link_libraries(bench_memory_boundary PRIVATE models_sc)
+set_target_properties(bench_memory_boundary PROPERTIES
+  RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+
 if(SYSTOLE_BUILD_TESTS)
   set(_t ${PROJECT_SOURCE_DIR}/tests/unit/hbm)
   systole_test(hbm_unit_tests
