@@ -231,7 +231,8 @@ HbmConfig HbmConfig::from_preset(HbmPreset p) {
 // memory and not yet seen complete; no TPU figure is published (a placeholder). Each transfer
 // is a whole tile of many requests, so the outstanding-request window (dma.outstanding), not
 // this queue, limits a stream's rate; the queue bounds how far an engine runs ahead in tiles.
-// Plausible range 4-64; at 16 it binds in no configs/ experiment (models/hbm/README.md).
+// Plausible range 4-64; at 16 it refuses nothing in configs/tpuv4.yaml, tpuv4_gemm.yaml and
+// tpuv4_llm.yaml (models/hbm/README.md).
 const config::SchemaOf<HbmConfig>& HbmConfig::schema() {
   static const HbmSchema s = [] {
     HbmSchema b("hbm", "high-bandwidth main memory (bank-level or bandwidth/latency model)");
