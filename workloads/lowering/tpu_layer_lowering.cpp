@@ -210,7 +210,11 @@ std::string lower_flash(ProgramBuilder& b, const Layer& l, const FlashJob& f, bo
         }
         // Online softmax: max, subtract, exp, sum, rescale of the running output.
         const std::uint32_t sm =
-            b.vector(c, u(rows * cols) * 7 + u(rows * d), u(rows * cols) * 4, s_ops);
+            b.vector(c,
+                     static_cast<std::uint64_t>(std::ceil(static_cast<double>(rows * cols) *
+                                                          chip.vector.ops.online_softmax)) +
+                         u(rows * d),
+                     u(rows * cols) * 4, s_ops);
         Op pv;
         pv.kind = OpKind::kMatmul;
         pv.unit = chip.mxu_unit(c, (j0 / bc) % P);
@@ -284,8 +288,8 @@ LayerBounds layer_bounds(const models::TpuChipConfig& chip, const Layer& l, Atte
     case LayerOp::kLstm:  // the gate GEMM's weights; x_t and h_t-1 in, h_t and c_t out, c_t-1 in
       b.compulsory_bytes =
           (resident ? 0 : u(l.rows() * l.k) + 3 * l.elements()) * eb + u(l.k * l.n) * eb;
-      b.lane_ops = static_cast<std::uint64_t>(
-          std::ceil(static_cast<double>(l.elements()) * vector_ops_per_element(l.op)));
+      b.lane_ops = static_cast<std::uint64_t>(std::ceil(
+          static_cast<double>(l.elements()) * vector_ops_per_element(l.op, chip.vector.ops)));
       break;
     case LayerOp::kGemm:
       // C as stored: N columns, or N / 2 for a gated epilogue (GLU).
@@ -293,8 +297,9 @@ LayerBounds layer_bounds(const models::TpuChipConfig& chip, const Layer& l, Atte
           (resident ? 0 : u(l.rows() * l.k) + u(l.rows() * l.out_cols())) * eb + u(l.k * l.n) * eb;
       for (const Epilogue& e : l.epilogue) {  // fused elementwise ops: their inputs, their work
         if (!resident) b.compulsory_bytes += u(l.rows() * l.out_cols()) * eb * u(e.extra_inputs);
-        b.lane_ops += static_cast<std::uint64_t>(
-            std::ceil(static_cast<double>(l.rows() * l.out_cols()) * vector_ops_per_element(e.op)));
+        b.lane_ops +=
+            static_cast<std::uint64_t>(std::ceil(static_cast<double>(l.rows() * l.out_cols()) *
+                                                 vector_ops_per_element(e.op, chip.vector.ops)));
       }
       break;
     case LayerOp::kConv2d: {
@@ -323,12 +328,14 @@ LayerBounds layer_bounds(const models::TpuChipConfig& chip, const Layer& l, Atte
       b.compulsory_bytes = (2 * u(a.batch * a.heads * a.seq_q * a.head_dim) +
                             2 * u(a.batch * a.kv_heads * a.seq_kv * a.head_dim)) *
                            eb;
-      b.lane_ops =
-          u(a.batch * a.heads) * a.scores_per_head() * (impl == AttentionImpl::kFused ? 7 : 5);
+      b.lane_ops = static_cast<std::uint64_t>(
+          std::ceil(static_cast<double>(u(a.batch * a.heads) * a.scores_per_head()) *
+                    (impl == AttentionImpl::kFused ? chip.vector.ops.online_softmax
+                                                   : chip.vector.ops.softmax)));
       break;
     }
     default: {
-      const auto steps = plan_layer(l, impl);
+      const auto steps = plan_layer(l, impl, chip.vector.ops);
       const auto& v = steps.at(0).vec;
       b.compulsory_bytes = v.elements() * eb * u(v.inputs + 1);
       b.lane_ops = static_cast<std::uint64_t>(
@@ -362,7 +369,7 @@ LoweredLayer lower_layer(const models::TpuChipConfig& chip, const Layer& l,
   ProgramBuilder b(chip, out.program);
   std::vector<std::string> tiles;
   bool resident = false;
-  for (const auto& s : plan_layer(l, impl)) {
+  for (const auto& s : plan_layer(l, impl, chip.vector.ops)) {
     const size_t begin = b.size();
     out.program.vmem_tail.clear();  // only the last step's buffers outlive the layer
     switch (s.kind) {
@@ -373,7 +380,7 @@ LoweredLayer lower_layer(const models::TpuChipConfig& chip, const Layer& l,
         traffic.b_is_weight = l.op != LayerOp::kAttention;
         for (const Epilogue& e : s.gemm.gemm.epilogue) {
           traffic.epilogue_inputs += e.extra_inputs;
-          traffic.epilogue_ops += vector_ops_per_element(e.op);
+          traffic.epilogue_ops += vector_ops_per_element(e.op, chip.vector.ops);
         }
         if (opt.activations_on_chip && l.op != LayerOp::kAttention) {
           const auto& g = s.gemm.gemm;

@@ -4,30 +4,25 @@
 
 namespace systole::workloads {
 
-// Lane operations per element. Assumptions (no published TPU VPU cost table exists):
-// softmax = max, subtract, exp, sum, divide; layernorm = mean, subtract, square, mean,
-// rsqrt-scale, scale, shift; rmsnorm = square, mean, rsqrt-scale, scale; GELU (tanh form)
-// = 8; SiLU = exp, add, divide, multiply; add/mul = 1.
-double vector_ops_per_element(LayerOp op) {
+// Lane operations per element: the chip's vector.ops (models/vector/vector_config.cpp, where
+// each is stated as an assumption); an add or a product is one.
+double vector_ops_per_element(LayerOp op, const models::VectorOpCosts& c) {
   switch (op) {
     case LayerOp::kSoftmax:
-      return 5;
+      return c.softmax;
     case LayerOp::kLayerNorm:
-      return 7;
+      return c.layernorm;
     case LayerOp::kRmsNorm:
-      return 4;
+      return c.rmsnorm;
     case LayerOp::kGelu:
-      return 8;
+      return c.gelu;
     case LayerOp::kSilu:
-      return 4;
+      return c.silu;
     case LayerOp::kAdd:
     case LayerOp::kMul:
       return 1;
     case LayerOp::kLstm:
-      // Per element of h_t: sigmoid x 3 (input, forget, output gates) and tanh x 2 (cell
-      // input, c_t) at 3 each (exp, add, reciprocal: SiLU's 4 less its product), then
-      // c_t = f c_t-1 + i g and h_t = o tanh(c_t): 3 products and a sum. An assumption.
-      return 3 * 3 + 2 * 3 + 4;
+      return c.lstm_cell;
     default:
       return 0;
   }
@@ -56,7 +51,8 @@ Step gemm_step(const std::string& name, Layer g, std::int64_t count, double a_re
   return s;
 }
 
-Step vector_step(const std::string& name, LayerOp op, std::int64_t rows, std::int64_t cols) {
+Step vector_step(const std::string& name, LayerOp op, std::int64_t rows, std::int64_t cols,
+                 const models::VectorOpCosts& costs) {
   Step s;
   s.kind = Step::Kind::kVector;
   s.name = name;
@@ -64,7 +60,7 @@ Step vector_step(const std::string& name, LayerOp op, std::int64_t rows, std::in
   s.vec.rows = rows;
   s.vec.cols = cols;
   s.vec.inputs = (op == LayerOp::kAdd || op == LayerOp::kMul) ? 2 : 1;
-  s.vec.ops_per_element = vector_ops_per_element(op);
+  s.vec.ops_per_element = vector_ops_per_element(op, costs);
   return s;
 }
 
@@ -159,14 +155,15 @@ std::vector<Layer> fuse_epilogues(const std::vector<Layer>& layers) {
   return out;
 }
 
-std::vector<Step> plan_layer(const Layer& l, AttentionImpl attention) {
+std::vector<Step> plan_layer(const Layer& l, AttentionImpl attention,
+                             const models::VectorOpCosts& costs) {
   switch (l.op) {
     case LayerOp::kGemm:
       return {gemm_step("gemm", l, 1)};
     case LayerOp::kConv2d: {
       const ConvShape& c = l.conv;
       if (is_depthwise(c)) {
-        Step s = vector_step("depthwise", LayerOp::kConv2d, c.n * c.p() * c.q(), c.k);
+        Step s = vector_step("depthwise", LayerOp::kConv2d, c.n * c.p() * c.q(), c.k, costs);
         s.vec.inputs = 1;
         s.vec.ops_per_element = static_cast<double>(c.r * c.s);  // one multiply-add per tap
         s.vec.input_ratio =
@@ -192,19 +189,20 @@ std::vector<Step> plan_layer(const Layer& l, AttentionImpl attention) {
         return {s};
       }
       const std::int64_t count = a.batch * a.kv_heads, rows = a.group() * a.seq_q;
-      return {gemm_step("qk", gemm_of(l, rows, a.seq_kv, a.head_dim, ".qk"), count),
-              vector_step("softmax", LayerOp::kSoftmax, a.batch * a.heads * a.seq_q, a.seq_kv),
-              gemm_step("pv", gemm_of(l, rows, a.head_dim, a.seq_kv, ".pv"), count)};
+      return {
+          gemm_step("qk", gemm_of(l, rows, a.seq_kv, a.head_dim, ".qk"), count),
+          vector_step("softmax", LayerOp::kSoftmax, a.batch * a.heads * a.seq_q, a.seq_kv, costs),
+          gemm_step("pv", gemm_of(l, rows, a.head_dim, a.seq_kv, ".pv"), count)};
     }
     case LayerOp::kLstm: {
       // The gate GEMM, then the cell on the vector unit: per element of h_t it reads the four
       // gate pre-activations and c_t-1.
-      Step cell = vector_step("cell", LayerOp::kLstm, l.m, l.hidden());
+      Step cell = vector_step("cell", LayerOp::kLstm, l.m, l.hidden(), costs);
       cell.vec.input_ratio = 5;
       return {gemm_step("gates", gemm_of(l, l.m, l.n, l.k, ".gates"), 1), cell};
     }
     default:
-      return {vector_step(layer_op_name(l.op), l.op, l.vec.rows, l.vec.cols)};
+      return {vector_step(layer_op_name(l.op), l.op, l.vec.rows, l.vec.cols, costs)};
   }
 }
 

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "models/vector/vector_config.h"
 #include "workloads/ir/layer.h"
 #include "workloads/mapping/mapping_options.h"
 
@@ -73,9 +74,10 @@ struct Step {
 bool is_depthwise(const ConvShape& c);
 
 /// The steps of one instance of `l` (its repeat count is applied by the caller).
-std::vector<Step> plan_layer(const Layer& l, AttentionImpl attention);
+std::vector<Step> plan_layer(const Layer& l, AttentionImpl attention,
+                             const models::VectorOpCosts& costs);
 
-/// Vector-lane operations per element of each vector op (an assumption, stated in the README).
-double vector_ops_per_element(LayerOp op);
+/// Vector-lane operations per element of a vector op, from the chip's `vector.ops`.
+double vector_ops_per_element(LayerOp op, const models::VectorOpCosts& costs);
 
 }  // namespace systole::workloads

@@ -91,7 +91,8 @@ TEST_CASE("convolutions: every output's full reduction is covered exactly once",
     if (c.p() < 1 || c.q() < 1) continue;
     ++checked;
     const auto chip = random_chip(rng);
-    const auto steps = workloads::plan_layer(l, workloads::AttentionImpl::kUnfused);
+    const auto steps =
+        workloads::plan_layer(l, workloads::AttentionImpl::kUnfused, chip.vector.ops);
     REQUIRE(steps.size() == 1);
     if (workloads::is_depthwise(c)) {
       // Depthwise runs on the vector unit: one multiply-add per tap of every output element.
@@ -140,7 +141,8 @@ TEST_CASE("attention (MHA, GQA, MQA): scores and outputs are reduced exactly onc
     const std::int64_t kv = kvh(rng), heads = kv * grp(rng), sq = seq(rng);
     l.attn = {1 + i % 2, heads, kv, sq, sq + seq(rng) - 1, hd(rng), false};
     const auto chip = random_chip(rng);
-    const auto steps = workloads::plan_layer(l, workloads::AttentionImpl::kUnfused);
+    const auto steps =
+        workloads::plan_layer(l, workloads::AttentionImpl::kUnfused, chip.vector.ops);
     REQUIRE(steps.size() == 3);
     REQUIRE(steps[1].vec.rows == l.attn.batch * heads * sq);  // softmax over every score row
     std::uint64_t macs = 0;

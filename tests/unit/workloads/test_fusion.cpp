@@ -95,7 +95,7 @@ TEST_CASE("fusion: every output tile goes through the epilogue before its store"
     for (int e = count(rng); e > 0; --e) {
       const LayerOp o = ops[op(rng)];
       ls.push_back(vec("e", o, M, N));
-      ops_per_element += workloads::vector_ops_per_element(o);
+      ops_per_element += workloads::vector_ops_per_element(o, chip.vector.ops);
       inputs += (o == LayerOp::kAdd || o == LayerOp::kMul) ? 1 : 0;
     }
     const auto fused = workloads::fuse_epilogues(ls);
@@ -198,9 +198,10 @@ TEST_CASE("fusion: a GLU GEMM stores every gated element once, after its epilogu
     INFO("case " << i << ": " << fused[0].name << " " << fused[0].shape());
     const auto low = workloads::lower_layer(chip, fused[0], {});
     const auto& prog = low.program;
-    const double ops_per_element = workloads::vector_ops_per_element(act) +
-                                   workloads::vector_ops_per_element(LayerOp::kMul) +
-                                   (add ? workloads::vector_ops_per_element(LayerOp::kAdd) : 0.0);
+    const double ops_per_element =
+        workloads::vector_ops_per_element(act, chip.vector.ops) +
+        workloads::vector_ops_per_element(LayerOp::kMul, chip.vector.ops) +
+        (add ? workloads::vector_ops_per_element(LayerOp::kAdd, chip.vector.ops) : 0.0);
     const auto gated = static_cast<std::uint64_t>(M * F);
     // Every byte of the gated output (M x F bf16, row-major) is stored exactly once.
     std::vector<std::uint64_t> written;
@@ -342,4 +343,31 @@ TEST_CASE("fusion and hand-offs follow the tensor edges", "[unit][fusion]") {
   }
   CHECK_THROWS_AS(load(g + "  - {name: x, op: gelu, rows: 64, cols: 256, inputs: x}\n"),
                   ConfigError);  // not itself
+}
+
+TEST_CASE("vector.ops sets the lane operations of vector layers and fused epilogues",
+          "[unit][mapping]") {
+  // The preset's counts (softmax 5, GELU 8) and doubled ones: the lowered vector ops and the
+  // layer's vector bound follow them.
+  const auto base = chip_with("chip: {}");
+  const auto twice = chip_with("chip: {vector: {ops: {softmax: 10, gelu: 16}}}");
+  for (const LayerOp op : {LayerOp::kSoftmax, LayerOp::kGelu}) {
+    const auto l = vec("v", op, 256, 1024);
+    const auto a = workloads::lower_layer(base, l, {}), b = workloads::lower_layer(twice, l, {});
+    const double per = op == LayerOp::kSoftmax ? 5 : 8;
+    CHECK(a.bounds.lane_ops == static_cast<std::uint64_t>(256 * 1024 * per));
+    CHECK(b.bounds.lane_ops == 2 * a.bounds.lane_ops);
+    std::uint64_t la = 0, lb = 0;
+    for (const auto& o : a.program.ops) la += o.kind == models::OpKind::kVector ? o.lane_ops : 0;
+    for (const auto& o : b.program.ops) lb += o.kind == models::OpKind::kVector ? o.lane_ops : 0;
+    CHECK(la == a.bounds.lane_ops);
+    CHECK(lb == b.bounds.lane_ops);
+  }
+  // A GELU fused into a GEMM's epilogue costs its vector.ops.gelu per stored element.
+  const auto fused =
+      workloads::fuse_epilogues({gemm("g", 64, 256, 128), vec("a", LayerOp::kGelu, 64, 256)});
+  REQUIRE(fused.size() == 1);
+  const auto fa = workloads::lower_layer(base, fused[0], {});
+  const auto fb = workloads::lower_layer(twice, fused[0], {});
+  CHECK(fb.bounds.lane_ops == 2 * fa.bounds.lane_ops);
 }

@@ -89,7 +89,8 @@ TEST_CASE("PE array: an int8 convolution equals the direct convolution bit for b
     return x[static_cast<size_t>(((n * c.h + h) * c.w + w) * c.c + ch)];
   };
   // The layer's GEMM job and its implicit-im2col view: row (n, p, q), column (ci, r, s).
-  const auto steps = workloads::plan_layer(l, workloads::AttentionImpl::kUnfused);
+  const auto steps = workloads::plan_layer(l, workloads::AttentionImpl::kUnfused,
+                                           small_chip("int8", "int32").vector.ops);
   const auto& g = steps.at(0).gemm.gemm;
   REQUIRE(g.rows() == c.n * P * Q);
   std::vector<std::uint16_t> a(static_cast<size_t>(g.rows() * g.k)),
@@ -140,9 +141,9 @@ TEST_CASE("PE array: a bf16 grouped-query attention matches the reference", "[un
   for (auto& e : q) e = bf(nd(rng));
   for (auto& e : k) e = bf(nd(rng));
   for (auto& e : v) e = bf(nd(rng));
-  const auto steps = workloads::plan_layer(l, workloads::AttentionImpl::kUnfused);
-  REQUIRE(steps.size() == 3);
   const auto chip = small_chip("bf16", "fp32");
+  const auto steps = workloads::plan_layer(l, workloads::AttentionImpl::kUnfused, chip.vector.ops);
+  REQUIRE(steps.size() == 3);
   // S = Q K^T with the group's query heads stacked into rows (the qk step's GEMM).
   const auto& qk = steps[0].gemm.gemm;
   REQUIRE(qk.rows() == heads * sq);
