@@ -166,8 +166,7 @@ class CoreGemm {
           const std::int64_t tk = std::min(mp.tk, k_end - kt);
           const int slot = static_cast<int>(step_ % 2);
           const auto free_slot = slot_readers_[slot];
-          const auto a_bytes = static_cast<std::uint64_t>(
-              std::ceil(static_cast<double>(tm * tk * static_cast<std::int64_t>(eb)) / tr.a_reuse));
+          const std::uint64_t a_bytes = gemm_a_slot_bytes(tm, tk, eb, tr.a_reuse);
           // Resident activations are read from on-chip memory: no DMA for A. With implicit
           // im2col the A tile's input footprint is a_bytes at the tile's place in A.
           auto a_mem = hbm.tile(hbm.a, hbm.K, m0 + mt, kt, tm, tk);

@@ -259,7 +259,7 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
                   best.split_n ? ceil_div(extents[static_cast<size_t>(c)], tn) : (c == 0 ? nt : 0);
             const bool stage = a_hbm && passes >= 2;
             // Staged A is tile-major when the cores split N, row-major (tiles of 1 x 1) else.
-            const std::int64_t lm = best.split_n ? tm : 1, lk = best.split_n ? tk : 1;
+            const std::int64_t lm = best.split_n ? tm : 1;
             const std::int64_t staged_k =
                 stage ? cmem_staged_k(chip, M, K, lm, tk, eb, traffic.a_reuse) : 0;
             const std::int64_t chunk_k =
@@ -268,7 +268,7 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
                     : 0;
             const std::int64_t row_block =
                 stage && staged_k < K && best.split_n
-                    ? cmem_row_block(chip, M, K, tm, lk, eb, traffic.a_reuse)
+                    ? cmem_row_block(chip, M, K, tm, tk, eb, traffic.a_reuse)
                     : 0;
             // Granule rounding of each operand's tile rows (1: the tile is contiguous).
             const double ga = granule_factor(tk * eb_i, traffic.a_reuse > 1 || tk >= K);
