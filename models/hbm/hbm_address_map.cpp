@@ -74,6 +74,8 @@ HbmAddressMap::HbmAddressMap(const HbmConfig& cfg) {
   SYSTOLE_ASSERT(col_low_bits_ <= col_bits, "hbm interleave larger than a row");
   col_low_ = {atom_bits, col_low_bits_, (std::uint64_t{1} << col_low_bits_) - 1};
   std::uint32_t shift = atom_bits + col_low_bits_;
+  const auto channels = static_cast<std::uint64_t>(cfg.total_channels());
+  SYSTOLE_ASSERT(channels > 0, "hbm without channels");
   for (Field f : order) {
     std::uint32_t bits = 0;
     Slice* s = nullptr;
@@ -98,20 +100,36 @@ HbmAddressMap::HbmAddressMap(const HbmConfig& cfg) {
         bits = log2_exact(static_cast<std::uint64_t>(cfg.pseudo_channels));
         s = &pc_;
         break;
-      case Field::kChannel:
-        bits = log2_exact(static_cast<std::uint64_t>(cfg.total_channels()));
+      case Field::kChannel:  // the low bits; the odd factor is a modulo (see decode)
+        bits = static_cast<std::uint32_t>(__builtin_ctzll(channels));
         s = &ch_;
         break;
     }
     *s = {shift, bits, (std::uint64_t{1} << bits) - 1};
     shift += bits;
   }
-  SYSTOLE_ASSERT(shift < 64, "hbm address wider than 64 bits");
+  odd_ = static_cast<std::uint32_t>(channels >> ch_.bits);
+  SYSTOLE_ASSERT(shift + log2_exact(odd_) < 64, "hbm address wider than 64 bits");
   wrap_mask_ = (std::uint64_t{1} << shift) - 1;
+  split_ = ch_.shift + ch_.bits;
+  low_mask_ = (std::uint64_t{1} << split_) - 1;
+  div_ = ConstDivider(odd_);
   hash_ = cfg.address_hash == AddressHash::kXor;
 }
 
 std::uint64_t HbmAddressMap::encode(const HbmAddress& d) const {
+  if (odd_ == 1) return encode_sliced(d);
+  HbmAddress low = d;
+  low.channel = d.channel & static_cast<std::uint32_t>(ch_.mask);
+  const std::uint64_t v = encode_sliced(low);
+  // Invert high_digit: the remainder that, with this quotient, gives the channel's high digit.
+  const std::uint64_t q = v >> split_;
+  std::uint32_t r = d.channel >> ch_.bits;
+  if (hash_) r = (r + odd_ - static_cast<std::uint32_t>(div_.remainder(rotation(q)))) % odd_;
+  return ((q * odd_ + r) << split_) | (v & low_mask_);
+}
+
+std::uint64_t HbmAddressMap::encode_sliced(const HbmAddress& d) const {
   std::uint64_t a = place(d.row, ro_) | place(d.bank, ba_) | place(d.bg, bg_) |
                     place(d.col >> col_low_bits_, co_) | place(d.col, col_low_);
   // The hashed fields, highest first: each one's hash reads only the bits above it.

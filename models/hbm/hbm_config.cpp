@@ -30,6 +30,8 @@ const HbmConfig& preset_values(HbmPreset p) {
 
 bool is_pow2(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
+constexpr std::uint64_t kMinCapacity = 1ull << 20, kMaxCapacity = 1ull << 44;  // 1 MiB, 16 TiB
+
 /// The HBM schema: the usual builder plus keys whose default comes from the preset. Such a key
 /// reads `preset` (its default text) as "keep the value the preset filled in"; --describe
 /// prints the value of every preset in its doc, so each default is still written once, in
@@ -143,6 +145,32 @@ const config::Node* key_node(const config::Node& n, const char* key) {
   throw ConfigError(k ? k->origin() : n.origin(), p.empty() ? key : p + "." + key, msg);
 }
 
+std::string bytes_text(double b) { return format_quantity(b, Dimension::kBytes); }
+
+/// Why `c.capacity` gives no power-of-two rows per bank, and the capacities nearest to it that
+/// do (stacks x a per-stack capacity).
+std::string capacity_error(const HbmConfig& c, double rows) {
+  const double per_row = static_cast<double>(c.total_channels() * c.pseudo_channels *
+                                             c.banks_per_pc() * c.row_bytes());
+  std::string msg = fmt::format(
+      "{} gives {:g} rows per bank ({} channels x {} pseudo-channels x {} banks x {} B rows), "
+      "not a power of two as the address mapping needs",
+      bytes_text(static_cast<double>(c.capacity.value())), rows, c.total_channels(),
+      c.pseudo_channels, c.banks_per_pc(), c.row_bytes());
+  std::vector<std::string> options;
+  const double below = rows >= 1 ? std::exp2(std::floor(std::log2(rows))) : 0;
+  for (const double r : {below, below > 0 ? 2 * below : 1.0}) {
+    const double cap = r * per_row;
+    if (r >= 1 && cap >= static_cast<double>(kMinCapacity) &&
+        cap <= static_cast<double>(kMaxCapacity))
+      options.push_back(fmt::format("{} ({} stacks x {})", bytes_text(cap), c.stacks,
+                                    bytes_text(cap / static_cast<double>(c.stacks))));
+  }
+  if (!options.empty()) msg += ": try " + options.front();
+  if (options.size() > 1) msg += " or " + options.back();
+  return msg;
+}
+
 void validate(const HbmConfig& c, const config::Node& n, const std::string& p) {
   if (c.t_ras < c.t_rcd_rd || c.t_ras < c.t_rcd_wr)
     fail(n, p, "t_ras",
@@ -172,13 +200,8 @@ void validate(const HbmConfig& c, const config::Node& n, const std::string& p) {
                      c.write_drain_low, c.write_drain_high));
   if (c.model != HbmModel::kBank) return;
 
-  // The bank model's address mapping takes each field from a range of address bits.
-  const std::int64_t ch = c.total_channels();
-  if (!is_pow2(ch))
-    fail(n, p, "stacks",
-         fmt::format("{} stacks x {} channels = {} channels, not a power of two: the address "
-                     "mapping slices address bits, so it needs one",
-                     c.stacks, c.channels, ch));
+  // The bank model's address mapping slices every field but the channel from address bits
+  // (the channel count may be anything: hbm_address_map.h).
   const std::pair<const char*, std::int64_t> fields[] = {{"pseudo_channels", c.pseudo_channels},
                                                          {"bank_groups", c.bank_groups},
                                                          {"banks_per_group", c.banks_per_group},
@@ -191,12 +214,7 @@ void validate(const HbmConfig& c, const config::Node& n, const std::string& p) {
                        v));
   const double rows = c.rows_exact();
   if (rows < 1 || rows != std::floor(rows) || !is_pow2(static_cast<std::int64_t>(rows)))
-    fail(n, p, "capacity",
-         fmt::format("{} gives {:g} rows per bank ({} channels x {} pseudo-channels x {} banks "
-                     "x {} B rows), not a power of two: the address mapping slices address "
-                     "bits, so it needs one",
-                     format_quantity(static_cast<double>(c.capacity.value()), Dimension::kBytes),
-                     rows, ch, c.pseudo_channels, c.banks_per_pc(), c.row_bytes()));
+    fail(n, p, "capacity", capacity_error(c, rows));
   const auto il = static_cast<std::int64_t>(c.interleave.value());
   if (!is_pow2(il) || il < c.atom_bytes() || il > c.row_bytes())
     fail(n, p, "interleave",
@@ -242,8 +260,9 @@ const config::SchemaOf<HbmConfig>& HbmConfig::schema() {
              "at bandwidth x efficiency");
     b.preset_choice();
     b.integer("stacks", &HbmConfig::stacks, 4, 1, 64, "HBM stacks", "stacks")
-        .bytes("capacity", &HbmConfig::capacity, std::string("32GiB"), Bytes(1ull << 20),
-               Bytes(1ull << 44), "total capacity (sets the rows per bank)");
+        .bytes("capacity", &HbmConfig::capacity, std::string("32GiB"), Bytes(kMinCapacity),
+               Bytes(kMaxCapacity),
+               "total capacity, stacks x the capacity of a stack (sets the rows per bank)");
     b.preset_int("channels", &HbmConfig::channels, 1, 1024, "channels", "channels per stack")
         .preset_int("pseudo_channels", &HbmConfig::pseudo_channels, 1, 16, "PCs",
                     "pseudo-channels per channel, each with its own data bus and banks")

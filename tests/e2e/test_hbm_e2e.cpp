@@ -65,8 +65,8 @@ TEST_CASE("bad HBM presets exit 2 with one line", "[e2e][hbm][errors]") {
        "bad.yaml:4:17: system.chip.hbm.t_rp: expected an integer in [0, 10000000], got -1"},
       {base + "system:\n  chip:\n    hbm: {capacity: 24GiB}\n" + wl,
        "bad.yaml:4:21: system.chip.hbm.capacity: 24 GiB gives 24576 rows per bank (32 channels "
-       "x 2 pseudo-channels x 16 banks x 1024 B rows), not a power of two: the address mapping "
-       "slices address bits, so it needs one"},
+       "x 2 pseudo-channels x 16 banks x 1024 B rows), not a power of two as the address mapping "
+       "needs: try 16 GiB (4 stacks x 4 GiB) or 32 GiB (4 stacks x 8 GiB)"},
       {base + "system:\n  chip:\n    hbm: {preset: hbm5}\n" + wl,
        "bad.yaml:4:19: system.chip.hbm.preset: expected one of hbm2, hbm2e, hbm3, hbm3e, got "
        "'hbm5' (did you mean 'hbm2' or 'hbm3'?)"},

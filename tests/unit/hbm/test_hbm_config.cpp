@@ -75,11 +75,28 @@ TEST_CASE("HBM bad presets are errors with exact messages", "[unit][hbm][config]
         "hbm.yaml:1:22: hbm.t_rc: tRC (50 tCK) is shorter than tRAS + tRP (45 + 26 tCK)");
   CHECK(error("{capacity: 48GiB}") ==
         "hbm.yaml:1:12: hbm.capacity: 48 GiB gives 49152 rows per bank (32 channels x 2 "
-        "pseudo-channels x 16 banks x 1024 B rows), not a power of two: the address mapping "
-        "slices address bits, so it needs one");
+        "pseudo-channels x 16 banks x 1024 B rows), not a power of two as the address mapping "
+        "needs: try 32 GiB (4 stacks x 8 GiB) or 64 GiB (4 stacks x 16 GiB)");
+  // Any stack count; the capacity is stacks x a stack's, so 5 stacks keep 8 GiB each at 40 GiB.
   CHECK(error("{stacks: 5}") ==
-        "hbm.yaml:1:10: hbm.stacks: 5 stacks x 8 channels = 40 channels, not a power of two: "
-        "the address mapping slices address bits, so it needs one");
+        "hbm.yaml:1:1: hbm.capacity: 32 GiB gives 26214.4 rows per bank (40 channels x 2 "
+        "pseudo-channels x 16 banks x 1024 B rows), not a power of two as the address mapping "
+        "needs: try 20 GiB (5 stacks x 4 GiB) or 40 GiB (5 stacks x 8 GiB)");
+  CHECK(error("{preset: hbm3, stacks: 5, capacity: 80GB}") ==
+        "hbm.yaml:1:37: hbm.capacity: 74.5 GiB gives 30517.6 rows per bank (80 channels x 2 "
+        "pseudo-channels x 16 banks x 1024 B rows), not a power of two as the address mapping "
+        "needs: try 40 GiB (5 stacks x 8 GiB) or 80 GiB (5 stacks x 16 GiB)");
+  CHECK(error("{stacks: 3, capacity: 1MiB}") ==
+        "hbm.yaml:1:23: hbm.capacity: 1 MiB gives 1.33333 rows per bank (24 channels x 2 "
+        "pseudo-channels x 16 banks x 1024 B rows), not a power of two as the address mapping "
+        "needs: try 1.5 MiB (3 stacks x 512 KiB)");
+  CHECK(error("{channels: 6, bank_groups: 3}") ==
+        "hbm.yaml:1:28: hbm.bank_groups: 3 is not a power of two: the address mapping slices "
+        "address bits, so it needs one");
+  for (const char* ok : {"{stacks: 5, capacity: 40GiB}", "{stacks: 7, capacity: 56GiB}",
+                         "{preset: hbm3, stacks: 5, capacity: 80GiB}",
+                         "{stacks: 1, channels: 3, capacity: 3GiB}"})
+    CHECK(error(ok) == "<no error>");
   CHECK(error("{preset: hbm4}") ==
         "hbm.yaml:1:10: hbm.preset: expected one of hbm2, hbm2e, hbm3, hbm3e, got 'hbm4' (did "
         "you mean 'hbm2' or 'hbm3'?)");
