@@ -25,7 +25,7 @@ if(SYSTOLE_BUILD_TESTS)
   set(_t ${PROJECT_SOURCE_DIR}/tests/unit/hbm)
   systole_test(hbm_unit_tests
     SOURCES ${_t}/test_hbm_legality.cpp ${_t}/test_hbm_system.cpp ${_t}/test_hbm_config.cpp
-            ${_t}/test_hbm_address_map.cpp
+            ${_t}/test_hbm_address_map.cpp ${_t}/test_hbm_gpu.cpp
     LINKS models_timing
     LABELS hbm)
   # Golden equivalence: hashes of the command logs of many traffic mixes (its own executable, so
