@@ -117,6 +117,18 @@ HbmAddressMap::HbmAddressMap(const HbmConfig& cfg) {
   hash_ = cfg.address_hash == AddressHash::kXor;
 }
 
+HbmAddress HbmAddressMap::decode_odd(std::uint64_t addr) const {
+  // Above the channel's low bits: quotient and remainder by the channel count's odd factor.
+  const std::uint64_t above = addr >> split_;
+  const std::uint64_t q = div_.quotient(above);
+  const auto r = static_cast<std::uint32_t>(above - q * odd_);
+  // The quotient stands where the bits above stood: a power-of-two layout, sliced as usual.
+  const std::uint64_t v = ((q << split_) | (addr & low_mask_)) & wrap_mask_;
+  HbmAddress d = slice(v);
+  d.channel |= high_digit(r, v >> split_) << ch_.bits;
+  return d;
+}
+
 std::uint64_t HbmAddressMap::encode(const HbmAddress& d) const {
   if (odd_ == 1) return encode_sliced(d);
   HbmAddress low = d;

@@ -47,15 +47,7 @@ class HbmAddressMap {
 
   HbmAddress decode(std::uint64_t addr) const {
     if (odd_ == 1) return slice(addr & wrap_mask_);  // a power-of-two channel count
-    // Above the channel's low bits: quotient and remainder by the channel count's odd factor.
-    const std::uint64_t above = addr >> split_;
-    const std::uint64_t q = div_.quotient(above);
-    const auto r = static_cast<std::uint32_t>(above - q * odd_);
-    // The quotient stands where the bits above stood: a power-of-two layout, sliced as usual.
-    const std::uint64_t v = ((q << split_) | (addr & low_mask_)) & wrap_mask_;
-    HbmAddress d = slice(v);
-    d.channel |= high_digit(r, v >> split_) << ch_.bits;
-    return d;
+    return decode_odd(addr);
   }
   /// The lowest address of the burst at `d` (the inverse of decode, for tests).
   std::uint64_t encode(const HbmAddress& d) const;
@@ -108,6 +100,9 @@ class HbmAddressMap {
     q ^= q >> 33;
     return q;
   }
+  /// decode() for a channel count with an odd factor m > 1 (out of line: the power-of-two
+  /// path stays as small as it was).
+  [[gnu::noinline]] HbmAddress decode_odd(std::uint64_t addr) const;
   /// The power-of-two layout's address of `d` (the channel's low bits only).
   std::uint64_t encode_sliced(const HbmAddress& d) const;
 
