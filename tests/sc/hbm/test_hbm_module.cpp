@@ -6,9 +6,12 @@
 
 #include <systemc>
 
+#include <cmath>
 #include <functional>
 
 #include "models/hbm/hbm_module.h"
+#include "sim/config/node.h"
+#include "tests/support/paths.h"
 #include "tests/support/sc_bench.h"
 
 using namespace systole;
@@ -25,6 +28,41 @@ MemoryTransfer read(std::uint64_t addr, std::uint64_t bytes, std::uint16_t engin
   t.request_bytes = request;
   t.max_outstanding = 4096;
   return t;
+}
+
+/// A read of 8 MiB at 0 and a write of 4 MiB at `write_at`, both at cycle 0, through the plain
+/// model on ports with the shell's fixed latency `lat`: when each completed. The shell brings the
+/// model up to the present before each submission, so the first one's cycle-0 commands come
+/// first. `busy`: how many channels served reads.
+void plain_pair(const HbmConfig& cfg, std::uint64_t write_at, Cycle lat, Cycle want[2],
+                std::uint64_t* busy = nullptr) {
+  HbmTiming plain(cfg);
+  const auto p0 = plain.add_port(4096, 64, lat), p1 = plain.add_port(4096, 64, lat);
+  plain.submit(p0, DmaDescriptor::linear(0, 8 << 20), false);
+  plain.advance_to(0);
+  plain.submit(p1, DmaDescriptor::linear(write_at, 4 << 20), true);
+  plain.run_until_idle();
+  for (const auto& c : plain.take_completed()) want[c.port] = c.at;
+  if (busy)
+    for (std::size_t c = 0; c < plain.channels(); ++c)
+      *busy += plain.controller(c).stats(plain.now()).reads > 0;
+}
+
+/// The same two transfers through the SystemC shell: when each finished.
+void module_pair(HbmModule& hbm, std::uint64_t write_at, sc_core::sc_time done[2]) {
+  Bench b([&] {
+    const auto h0 = hbm.begin(read(0, 8 << 20, 0));
+    auto w = read(write_at, 4 << 20, 1);
+    w.write = true;
+    const auto h1 = hbm.begin(w);
+    // Both streams are window-bound (4096 x 64 B per 500 ns + the DRAM): the write, half the
+    // bytes, ends first.
+    hbm.finish(h1);
+    done[1] = sc_core::sc_time_stamp();
+    hbm.finish(h0);
+    done[0] = sc_core::sc_time_stamp();
+  });
+  sc_core::sc_start();
 }
 
 }  // namespace
@@ -47,33 +85,11 @@ TEST_CASE("HBM module: a lone read takes tRCD + tCL + tBL plus the fixed latency
 TEST_CASE("HBM module: completions equal the plain model's, megabytes cost few wake-ups",
           "[sc][hbm]") {
   const HbmConfig cfg = HbmConfig::from_preset(HbmPreset::kHbm2);
-  // The same two transfers through the plain model, both at cycle 0; the shell brings the model
-  // up to the present before each submission, so the first one's cycle-0 commands come first.
-  HbmTiming plain(cfg);
-  const Cycle lat = 600;  // the shell's 500 ns, on the plain ports too
-  const auto p0 = plain.add_port(4096, 64, lat), p1 = plain.add_port(4096, 64, lat);
-  plain.submit(p0, DmaDescriptor::linear(0, 8 << 20), false);
-  plain.advance_to(0);
-  plain.submit(p1, DmaDescriptor::linear(1ull << 30, 4 << 20), true);
-  plain.run_until_idle();
   Cycle want[2] = {0, 0};
-  for (const auto& c : plain.take_completed()) want[c.port] = c.at;
-
+  plain_pair(cfg, 1ull << 30, 600, want);  // the shell's 500 ns, on the plain ports too
   HbmModule hbm("hbm", cfg);
   sc_core::sc_time done[2];
-  Bench b([&] {
-    const auto h0 = hbm.begin(read(0, 8 << 20, 0));
-    auto w = read(1ull << 30, 4 << 20, 1);
-    w.write = true;
-    const auto h1 = hbm.begin(w);
-    // Both streams are window-bound (4096 x 64 B per 500 ns + the DRAM): the write, half the
-    // bytes, ends first.
-    hbm.finish(h1);
-    done[1] = sc_core::sc_time_stamp();
-    hbm.finish(h0);
-    done[0] = sc_core::sc_time_stamp();
-  });
-  sc_core::sc_start();
+  module_pair(hbm, 1ull << 30, done);
   REQUIRE(want[1] < want[0]);
   CHECK(done[0] == hbm.from_cycle(want[0]));
   CHECK(done[1] == hbm.from_cycle(want[1]));
@@ -81,6 +97,29 @@ TEST_CASE("HBM module: completions equal the plain model's, megabytes cost few w
   WARN(bursts << " bursts, " << hbm.wakeups() << " SystemC wake-ups");
   CHECK(hbm.transfers() == 2);
   CHECK(hbm.wakeups() * 1000 < bursts);  // under one wake-up per thousand bursts
+  CHECK(hbm.counters().bytes_read == 8u << 20);
+  CHECK(hbm.counters().bytes_written == 4u << 20);
+}
+
+TEST_CASE("HBM module: five stacks (A100 80GB, 40 channels) complete as the plain model",
+          "[sc][hbm]") {
+  // configs/presets/memory/a100_80gb_hbm2e.yaml, as a GPU preset includes it.
+  const config::Node n = config::resolve_bases(config::parse_yaml(
+      "base: " + test::source_dir() + "/configs/presets/memory/a100_80gb_hbm2e.yaml\n", "gpu"));
+  const HbmConfig cfg = HbmConfig::schema().load(n, "hbm");
+  REQUIRE(cfg.total_channels() == 40);
+  // The shell's fixed latency (500 ns, the default) in memory cycles, on the plain ports too.
+  const auto lat =
+      static_cast<Cycle>(std::ceil(static_cast<double>(cfg.latency.value()) / cfg.tck_ps() - 1e-9));
+  Cycle want[2] = {0, 0};
+  std::uint64_t busy = 0;
+  plain_pair(cfg, 50ull << 30, lat, want, &busy);
+  CHECK(busy == 40);  // every channel served reads
+  HbmModule hbm("hbm", cfg);
+  sc_core::sc_time done[2];
+  module_pair(hbm, 50ull << 30, done);
+  CHECK(done[0] == hbm.from_cycle(want[0]));
+  CHECK(done[1] == hbm.from_cycle(want[1]));
   CHECK(hbm.counters().bytes_read == 8u << 20);
   CHECK(hbm.counters().bytes_written == 4u << 20);
 }

@@ -76,23 +76,15 @@ TEST_CASE("GPU HBM configurations give the published organisation and peak", "[u
     return static_cast<std::int64_t>(
         std::ceil(static_cast<double>(cycles) * p.tck_ps() / h.tck_ps() - 1e-9));
   };
-  CHECK(h.t_cl == at(p.t_cl));
-  CHECK(h.t_cwl == at(p.t_cwl));
-  CHECK(h.t_rcd_rd == at(p.t_rcd_rd));
-  CHECK(h.t_rcd_wr == at(p.t_rcd_wr));
-  CHECK(h.t_rp == at(p.t_rp));
-  CHECK(h.t_ras == at(p.t_ras));
-  CHECK(h.t_rc == at(p.t_rc));
-  CHECK(h.t_wr == at(p.t_wr));
-  CHECK(h.t_rtp == at(p.t_rtp));
+  for (const auto m :
+       {&HbmConfig::t_cl, &HbmConfig::t_cwl, &HbmConfig::t_rcd_rd, &HbmConfig::t_rcd_wr,
+        &HbmConfig::t_rp, &HbmConfig::t_ras, &HbmConfig::t_rc, &HbmConfig::t_wr, &HbmConfig::t_rtp,
+        &HbmConfig::t_ccd_l, &HbmConfig::t_rrd_s, &HbmConfig::t_rrd_l, &HbmConfig::t_faw,
+        &HbmConfig::t_wtr_s, &HbmConfig::t_wtr_l, &HbmConfig::t_rfc}) {
+    INFO("preset " << p.*m << " cycles");
+    CHECK(h.*m == at(p.*m));
+  }
   CHECK(h.t_ccd_s == p.t_ccd_s);  // one burst
-  CHECK(h.t_ccd_l == at(p.t_ccd_l));
-  CHECK(h.t_rrd_s == at(p.t_rrd_s));
-  CHECK(h.t_rrd_l == at(p.t_rrd_l));
-  CHECK(h.t_faw == at(p.t_faw));
-  CHECK(h.t_wtr_s == at(p.t_wtr_s));
-  CHECK(h.t_wtr_l == at(p.t_wtr_l));
-  CHECK(h.t_rfc == at(p.t_rfc));
   CHECK(h.t_refi ==
         static_cast<std::int64_t>(static_cast<double>(p.t_refi) * p.tck_ps() / h.tck_ps()));
   CHECK(h.t_btr == p.t_btr);
