@@ -114,7 +114,8 @@ HbmAddressMap::HbmAddressMap(const HbmConfig& cfg) {
   split_ = ch_.shift + ch_.bits;
   low_mask_ = (std::uint64_t{1} << split_) - 1;
   div_ = ConstDivider(odd_);
-  hash_ = cfg.address_hash == AddressHash::kXor;
+  hash_ = cfg.address_hash != AddressHash::kNone;
+  mix_ = cfg.address_hash == AddressHash::kMix;
 }
 
 HbmAddress HbmAddressMap::decode_odd(std::uint64_t addr) const {
@@ -152,7 +153,7 @@ std::uint64_t HbmAddressMap::encode_sliced(const HbmAddress& d) const {
   H h[] = {{&ch_, d.channel}, {&pc_, d.pc}};
   std::sort(std::begin(h), std::end(h),
             [](const H& x, const H& y) { return x.s->shift > y.s->shift; });
-  for (const H& f : h) a |= place(f.v ^ hash(a, *f.s), *f.s);
+  for (const H& f : h) a |= place(f.v ^ (f.s == &pc_ ? pc_hash(a) : hash(a, *f.s)), *f.s);
   return a;
 }
 

@@ -74,11 +74,18 @@ class HbmAddressMap {
     for (; x; x >>= s.bits) h ^= x;
     return static_cast<std::uint32_t>(h & s.mask);
   }
+  /// The pseudo-channel's hash: the XOR fold, or with address_hash: mix the low bits of a
+  /// mixing hash of the bits above it (the fold's parity equals the channel fold's, which ties
+  /// the pseudo-channel to the channel on pitches of a multiple of C blocks).
+  std::uint32_t pc_hash(std::uint64_t a) const {
+    if (!mix_ || pc_.bits == 0 || pc_.shift + pc_.bits >= 64) return hash(a, pc_);
+    return static_cast<std::uint32_t>(rotation(a >> (pc_.shift + pc_.bits)) & pc_.mask);
+  }
   /// Fields of `a`, an address below the power-of-two layout's capacity; the channel's low bits.
   HbmAddress slice(std::uint64_t a) const {
     HbmAddress d;
     d.channel = extract(a, ch_) ^ hash(a, ch_);
-    d.pc = extract(a, pc_) ^ hash(a, pc_);
+    d.pc = extract(a, pc_) ^ pc_hash(a);
     d.bg = extract(a, bg_);
     d.bank = extract(a, ba_);
     d.row = extract(a, ro_);
@@ -113,6 +120,7 @@ class HbmAddressMap {
   std::uint32_t split_ = 0;  // where the channel's low bits end
   ConstDivider div_;         // by odd_
   bool hash_ = false;
+  bool mix_ = false;  // address_hash: mix (the pseudo-channel's hash)
   Slice col_low_, ch_, pc_, bg_, ba_, ro_, co_;
 };
 

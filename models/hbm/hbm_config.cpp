@@ -318,10 +318,15 @@ const config::SchemaOf<HbmConfig>& HbmConfig::schema() {
            "group, co column, pc pseudo-channel, ch channel")
         .bytes("interleave", &HbmConfig::interleave, std::string("256B"), Bytes(1), Bytes(1 << 20),
                "contiguous bytes on one channel and row before the next channel")
-        .choice("address_hash", &HbmConfig::address_hash,
-                {{"xor", AddressHash::kXor}, {"none", AddressHash::kNone}}, std::string("xor"),
-                "xor: the channel and pseudo-channel fields XOR the address bits above them, "
-                "so strides spread over channels; none: plain bit slicing")
+        .choice(
+            "address_hash", &HbmConfig::address_hash,
+            {{"xor", AddressHash::kXor}, {"mix", AddressHash::kMix}, {"none", AddressHash::kNone}},
+            std::string("xor"),
+            "xor: the channel and pseudo-channel fields XOR the address bits above them, "
+            "so strides spread over channels (a pitch of a multiple of C blocks then uses "
+            "one pseudo-channel per channel); mix: the channel as xor, the pseudo-channel "
+            "XORs a mixing hash of the bits above it, so every pitch spreads over both; "
+            "none: plain bit slicing")
         .choice("page_policy", &HbmConfig::page_policy,
                 {{"open", PagePolicy::kOpen}, {"closed", PagePolicy::kClosed}}, std::string("open"),
                 "open: rows stay open until a conflict; closed: auto-precharge after the last "

@@ -16,7 +16,7 @@ enum class HbmPreset { kHbm2, kHbm2e, kHbm3, kHbm3e };
 enum class PagePolicy { kOpen, kClosed };
 enum class SchedulerKind { kFrFcfs, kFcfs };
 enum class RefreshKind { kAllBank, kNone };
-enum class AddressHash { kXor, kNone };
+enum class AddressHash { kXor, kMix, kNone };
 
 const char* hbm_preset_name(HbmPreset p);
 

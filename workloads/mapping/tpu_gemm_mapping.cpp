@@ -9,6 +9,7 @@
 
 #include "models/mxu/mxu_timing.h"
 #include "sim/core/units.h"
+#include "workloads/mapping/hbm_efficiency.h"
 
 namespace systole::workloads {
 
@@ -207,6 +208,9 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
     const double r = static_cast<double>(row_bytes);
     return std::ceil(r / granule) * granule / r;
   };
+  const HbmEfficiency hbm_eff(chip);
+  const double hbm_latency =
+      static_cast<double>(chip.hbm.latency.value()) * 1e-12 * chip.clock.value();
   double best_cost = INFINITY;
   std::vector<std::pair<double, GemmMapping>> candidates;  // (cost, mapping)
   std::uint64_t smallest = ~0ull, smallest_acc = ~0ull;
@@ -274,6 +278,12 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
             const double ga = granule_factor(tk * eb_i, traffic.a_reuse > 1 || tk >= K);
             const double gb = granule_factor(tn * eb_i, tn >= N);
             const double gc = granule_factor((l.glu ? tn / 2 : tn) * eb_i, tn >= N);
+            // The HBM's sustained fraction of peak for each operand's pieces (row locality).
+            const double ea =
+                hbm_eff.of(static_cast<double>(tk * eb_i) * ga, traffic.a_reuse > 1 || tk >= K);
+            const double eff_b = hbm_eff.of(static_cast<double>(tn * eb_i) * gb, tn >= N);
+            const double ec =
+                hbm_eff.of(static_cast<double>((l.glu ? tn / 2 : tn) * eb_i) * gc, tn >= N);
             double unstaged_bytes = 0;
             // none, staged columns, K in chunks, M in row blocks
             for (int option = 0; option < 4; ++option) {
@@ -291,6 +301,7 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
               // it, unless the tile spans the matrix's width) rounded up to the granule.
               double bytes = static_cast<double>(M * ks) / traffic.a_reuse;
               double moved = bytes * ga;
+              double paced = bytes * ga / ea;  // `moved` at each piece's sustained bandwidth
               for (const std::int64_t ext : extents) {
                 const std::int64_t cm = best.split_n ? M : ext, cn = best.split_n ? ext : N;
                 const double a =
@@ -303,9 +314,12 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
                 const std::int64_t b_reads = b_panel ? blocks : ceil_div(cm, tm);
                 bytes += a + static_cast<double>(K * cn * b_reads) + c_out;
                 moved += a * ga + static_cast<double>(K * cn * b_reads) * gb + c_out * gc;
+                paced += a * ga / ea + static_cast<double>(K * cn * b_reads) * gb / eff_b +
+                         c_out * gc / ec;
               }
               bytes *= static_cast<double>(eb);
               moved *= static_cast<double>(eb);
+              paced *= static_cast<double>(eb);
               // The copies to CMEM cost DMA work: stage only when it saves 5% of the HBM bytes.
               if (option == 0) unstaged_bytes = moved;
               if (option > 0 && moved > 0.95 * unstaged_bytes) continue;
@@ -328,12 +342,20 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
                 cmem_bytes += partials;
                 cmem_moved += partials * granule_factor(tn * 4, tn >= N);
               }
-              const double hbm = moved / bytes_per_cycle;
+              const double hbm = paced / bytes_per_cycle;
               const double cmem = cmem_moved / cmem_bytes_per_cycle;
               // Per-step overhead (DMA issue, exposed latency at tile boundaries) favours big
               // tiles; among tilings of about the same time, the one moving fewer HBM bytes
               // wins (a 5% tie-break).
-              const double time = std::max({compute, hbm, cmem, epilogue});
+              // Little's law over the two VMEM slots of an operand: a slot is refilled only
+              // once the matmul two steps back has read it, so each step that loads from HBM
+              // takes at least (latency + transfer + compute) / 2 — small tiles cannot hide the
+              // HBM latency. (A weight FIFO has its own depth; CMEM's latency is left out.)
+              const bool a_steps = a_hbm && option == 0;
+              const double load_steps =
+                  static_cast<double>(b_panel && !a_steps ? blocks * nt * kt : mt * nt * kt);
+              const double slots = fifo ? 0.0 : (load_steps * hbm_latency + hbm + compute) / 2;
+              const double time = std::max({compute, hbm, cmem, epilogue, slots});
               const double cost = time + 64.0 * static_cast<double>(mt * nt * kt) + 0.05 * hbm;
               GemmMapping m = best;
               m.tm = tm;

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <random>
 #include <vector>
 
@@ -156,10 +157,11 @@ TEST_CASE("HBM mapping is a bijection onto the capacity for any channel count", 
   std::mt19937_64 rng(9);
   for (const auto p : {HbmPreset::kHbm2, HbmPreset::kHbm3}) {
     for (std::int64_t stacks = 1; stacks <= 8; ++stacks) {
-      for (const auto hash : {AddressHash::kXor, AddressHash::kNone}) {
-        const HbmConfig c = with(p, stacks);
+      for (const auto hash : {AddressHash::kXor, AddressHash::kMix, AddressHash::kNone}) {
+        HbmConfig c = with(p, stacks);
+        c.address_hash = hash;
         const HbmAddressMap m(c);
-        INFO(hbm_preset_name(p) << " x " << stacks << (hash == AddressHash::kXor ? " xor" : ""));
+        INFO(hbm_preset_name(p) << " x " << stacks << " hash " << static_cast<int>(hash));
         // Capacity: stacks x the capacity of a stack, whatever the stack count.
         REQUIRE(m.capacity() == c.capacity.value());
         REQUIRE(m.capacity() == static_cast<std::uint64_t>(stacks) * (with(p, 1).capacity.value()));
@@ -246,4 +248,30 @@ TEST_CASE("HBM mapping gives every channel its share of linear and strided strea
   }
   WARN("strided streams: every channel between " << worst_lo << " and " << worst_hi
                                                  << " of its share");
+}
+
+TEST_CASE("HBM address_hash: mix spreads a pitch of C blocks over both pseudo-channels",
+          "[unit][hbm]") {
+  // A tile column's rows at a pitch of a multiple of C interleave blocks (73,728 B = 9 x 32
+  // blocks of 256 B on the TPU v4's 32 channels: a bf16 row of 36,864 columns). Under xor the
+  // pseudo-channel's parity follows the channel's, so each channel sees one pseudo-channel;
+  // under mix each channel sees both, about equally.
+  for (const auto hash : {AddressHash::kXor, AddressHash::kMix}) {
+    HbmConfig c = with(HbmPreset::kHbm2, 4);
+    c.address_hash = hash;
+    const HbmAddressMap m(c);
+    std::vector<std::array<int, 2>> per(static_cast<std::size_t>(c.total_channels()), {0, 0});
+    for (std::uint64_t r = 0; r < 4096; ++r)
+      ++per[m.decode(r * 73728).channel][m.decode(r * 73728).pc];
+    int both = 0, least = 4096;
+    for (const auto& x : per)
+      if (x[0] + x[1] > 0) {
+        both += x[0] > 0 && x[1] > 0;
+        least = std::min(least, std::min(x[0], x[1]) * 100 / (x[0] + x[1]));
+      }
+    INFO("hash " << static_cast<int>(hash) << ": channels using both " << both << ", least share "
+                 << least << "%");
+    if (hash == AddressHash::kXor) CHECK(both == 0);
+    if (hash == AddressHash::kMix) CHECK(least >= 35);  // each within 35-65% of its channel
+  }
 }
