@@ -1,0 +1,120 @@
+#pragma once
+// Where an L2 line lives: its slice (and so its home partition) and its set inside the slice.
+// A line index L (address / line) is split as L = q x slices + r; the slice is r plus a hash
+// of q (mod slices) and the set is the low bits of q XOR a hash of the bits above them. Both
+// hashes XOR-fold to the field's width (ASSUMPTION: NVIDIA's hash is unpublished; like
+// models/hbm's address_hash it spreads power-of-two strides) and read q modulo sets x ways
+// only, so lines a whole capacity apart share a set: a stream that evicts another evicts it in
+// order (its write-backs stay contiguous). For fixed upper bits each field is a permutation, so
+// the mapping is a bijection: any aligned block of capacity / line lines fills every set of
+// every slice exactly `ways` times. Plain C++, exact, stateless.
+
+#include <cstdint>
+
+namespace systole::models {
+
+/// A line's slice (0 .. slices-1, partition-major) and set inside that slice.
+struct L2Location {
+  std::uint32_t slice = 0;
+  std::uint32_t set = 0;
+};
+
+/// Line index -> (slice, set); `locate` divides, the Cursor walks consecutive lines without.
+class L2AddressMap {
+ public:
+  L2AddressMap(std::uint32_t slices, std::uint32_t sets_per_slice, std::uint32_t ways, bool hash)
+      : slices_(slices),
+        set_bits_(log2(sets_per_slice)),
+        period_(std::uint64_t{sets_per_slice} * ways),
+        hash_(hash) {
+    while ((1u << slice_bits_) < slices_) ++slice_bits_;
+  }
+
+  L2Location locate(std::uint64_t line) const {
+    const std::uint64_t q = line / slices_;
+    const auto r = static_cast<std::uint32_t>(line - q * slices_);
+    return {add_mod(r, slice_hash(q)), set_of(q)};
+  }
+  /// The line whose tag (see Cursor::tag) is `tag` in `set` of `slice`: locate's inverse.
+  std::uint64_t line_of(std::uint32_t slice, std::uint32_t set, std::uint32_t tag) const {
+    const std::uint32_t mask = (1u << set_bits_) - 1;
+    const std::uint32_t ways = static_cast<std::uint32_t>(period_ >> set_bits_);
+    const std::uint32_t low = hash_ ? set ^ (fold(tag % ways, set_bits_) & mask) : set;
+    const std::uint64_t q = (std::uint64_t{tag} << set_bits_) | low;
+    const std::uint32_t h = slice_hash(q);
+    return q * slices_ + (slice >= h ? slice - h : slice + slices_ - h);
+  }
+  /// Lines with a tag below this (L2Tags::kEmpty is never one).
+  std::uint64_t line_limit() const {
+    const std::uint64_t q = std::uint64_t{0xFFFFFFFF} << set_bits_;
+    return q > ~std::uint64_t{0} / slices_ ? ~std::uint64_t{0} : q * slices_;
+  }
+  std::uint32_t slices() const { return slices_; }
+  std::uint32_t sets_per_slice() const { return 1u << set_bits_; }
+
+  /// Walks consecutive lines: one division at seek(), then increments.
+  class Cursor {
+   public:
+    explicit Cursor(const L2AddressMap& m) : m_(m) {}
+    void seek(std::uint64_t line) {
+      q_ = line / m_.slices_;
+      r_ = static_cast<std::uint32_t>(line - q_ * m_.slices_);
+      refresh();
+    }
+    void next() {
+      if (++r_ == m_.slices_) {
+        r_ = 0;
+        ++q_;
+        refresh();
+      }
+    }
+    std::uint32_t slice() const { return m_.add_mod(r_, qhash_); }
+    std::uint32_t set() const { return set_; }
+    /// Tells the lines of one set apart: q / sets (lines a capacity apart differ by `ways`).
+    std::uint32_t tag() const { return static_cast<std::uint32_t>(q_ >> m_.set_bits_); }
+
+   private:
+    void refresh() {
+      qhash_ = m_.slice_hash(q_);
+      set_ = m_.set_of(q_);
+    }
+    const L2AddressMap& m_;
+    std::uint64_t q_ = 0;
+    std::uint32_t r_ = 0, qhash_ = 0, set_ = 0;
+  };
+
+ private:
+  static std::uint32_t log2(std::uint32_t v) {
+    std::uint32_t b = 0;
+    while ((1u << b) < v) ++b;
+    return b;
+  }
+  /// `x` XOR-folded to `bits` bits (0 for no bits).
+  static std::uint32_t fold(std::uint64_t x, std::uint32_t bits) {
+    if (bits == 0) return 0;
+    const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+    std::uint64_t h = 0;
+    for (; x; x >>= bits) h ^= x & mask;
+    return static_cast<std::uint32_t>(h);
+  }
+  std::uint32_t slice_hash(std::uint64_t q) const {
+    return hash_ ? fold(q % period_, slice_bits_) % slices_ : 0;
+  }
+  std::uint32_t set_of(std::uint64_t q) const {
+    const std::uint32_t mask = (1u << set_bits_) - 1;
+    const auto low = static_cast<std::uint32_t>(q) & mask;
+    return hash_ ? low ^ (fold((q % period_) >> set_bits_, set_bits_) & mask) : low;
+  }
+  std::uint32_t add_mod(std::uint32_t r, std::uint32_t h) const {
+    const std::uint32_t s = r + h;
+    return s >= slices_ ? s - slices_ : s;
+  }
+
+  std::uint32_t slices_;
+  std::uint32_t set_bits_;
+  std::uint64_t period_;  // sets x ways: q's values within one capacity-sized block
+  std::uint32_t slice_bits_ = 0;
+  bool hash_;
+};
+
+}  // namespace systole::models

@@ -1,0 +1,97 @@
+#pragma once
+// SystemC shell of the GPU L2 (L2Timing): requesters (SMs' copy engines) hand it whole strided
+// transfers through MemoryIf; misses and write-backs go on through `memory`, any MemoryIf (HBM,
+// a link). The timing model looks a transfer up line by line when it is accepted; the shell
+// then costs a few SystemC events per transfer, not per line: one timed wait in finish(), and
+// for a transfer that misses, its downstream transfers' begin/finish in four in-order threads
+// (fetches issue / arrive, write-backs issue / are retired). Each requester belongs to a
+// partition (set_partition; default requester id mod partitions) and has an acceptance queue
+// of l2.transfer_queue transfers from acceptance until completion: a full queue refuses
+// (try_begin) and is retried when one completes. The L2 is two requesters of its memory:
+// `downstream_requester` for fetches (window: mshrs_per_slice x slices lines) and the next id
+// for write-backs. Fetches of a stream finish in issue order (a later fetch that the memory
+// completes earlier is seen when the ones before it are).
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <queue>
+#include <unordered_map>
+#include <vector>
+
+#include "models/common/memory_if.h"
+#include "models/l2/l2_timing.h"
+
+namespace systole::models {
+
+/// SystemC face of L2Timing: a MemoryIf target upstream, a MemoryIf requester downstream.
+class L2Module : public sc_core::sc_module, public MemoryIf {
+ public:
+  sc_core::sc_port<MemoryIf> memory;  ///< where misses and write-backs go
+
+  L2Module(const sc_core::sc_module_name& name, const L2Config& cfg,
+           std::uint16_t downstream_requester = 0);
+
+  /// Puts `requester` in `partition` (before its first transfer).
+  void set_partition(std::uint16_t requester, std::uint32_t partition);
+
+  std::uint64_t try_begin(const MemoryTransfer& t) override;
+  const sc_core::sc_event& retry_event(std::uint16_t requester) const override;
+  sc_core::sc_time finish(std::uint64_t h) override;
+  /// Upstream bytes, time with a transfer in progress, peak = all slices' bandwidth.
+  MemoryCounters counters() const override;
+
+  const L2Timing& timing() const { return model_; }
+  /// Offers the L2 refused so far (each offer counts).
+  std::uint64_t refusals() const { return refusals_; }
+
+ private:
+  struct Requester {
+    std::uint32_t port = 0;
+    std::priority_queue<double, std::vector<double>, std::greater<double>> done;  // known ends
+    std::uint32_t unsettled = 0;  // accepted, end not known yet
+    sc_core::sc_event retry;      // a place of its queue may have freed
+    sc_core::sc_event settled;    // one of its transfers' end became known
+    bool has_room(double now_ps, std::uint32_t depth);
+  };
+  struct Open {
+    Requester* requester;
+    bool settled;
+    double done_ps;
+  };
+  /// Downstream transfers of one kind, issued and finished in order by two threads.
+  struct Stream {
+    std::deque<MemoryTransfer> queued;  // not yet accepted by the memory
+    std::deque<std::uint64_t> issued;   // accepted, not yet finished
+    sc_core::sc_event queued_ev, issued_ev;
+  };
+  Requester& requester(std::uint16_t id);
+  void push(Stream& s, const std::vector<DmaDescriptor>& descs, bool write, std::uint16_t id);
+  void issue(Stream& s, bool fetches);
+  void retire(Stream& s, bool fetches);
+  void issue_fetches() { issue(fetches_, true); }
+  void retire_fetches() { retire(fetches_, true); }
+  void issue_writebacks() { issue(writebacks_, false); }
+  void retire_writebacks() { retire(writebacks_, false); }
+  void settle(const std::vector<L2Settled>& done);
+  void account(double now_ps) const;  // retires busy intervals ended by now
+
+  L2Timing model_;
+  std::uint32_t depth_;
+  std::uint16_t down_id_;
+  std::uint32_t window_;  // the fetch stream's outstanding lines (MSHRs)
+  std::map<std::uint16_t, std::uint32_t> partition_of_;
+  std::map<std::uint16_t, std::unique_ptr<Requester>> requesters_;
+  std::unordered_map<std::uint64_t, Open> open_;
+  Stream fetches_, writebacks_;
+  sc_core::sc_event never_;
+  std::uint64_t refusals_ = 0;
+  // Busy time: transfers between acceptance and end (ends pushed once known).
+  mutable std::priority_queue<double, std::vector<double>, std::greater<double>> ends_;
+  mutable std::uint32_t active_ = 0;
+  mutable double busy_ps_ = 0, busy_since_ps_ = 0;
+};
+
+}  // namespace systole::models

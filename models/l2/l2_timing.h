@@ -1,0 +1,119 @@
+#pragma once
+// Timing of the GPU L2 and its crossbar (plain C++, picoseconds). An upstream transfer (a
+// strided DmaDescriptor) is looked up line by line in one tight loop when it is accepted: the
+// tags (L2Tags) decide hits, sector misses and evictions; each line's sectors take their turn,
+// first come first served, at its slice (slice_bandwidth), its home partition's crossbar port
+// (xbar_bandwidth) and the requester's port (port_bandwidth), and arrive hit_latency later
+// (+ far_penalty when the home partition is not the requester's). Missing sectors go down as
+// few transfers as the walk allows (consecutive runs merged, equal runs at a constant stride
+// as one strided transfer); dirty victims go down as writes, likewise merged. A transfer that
+// misses, or needs sectors still in flight for an earlier miss (merged, as an MSHR merges), is
+// settled when those fetches have arrived (+ its return latency) and its write-backs have been
+// accepted downstream (a full write-back path holds it). Fidelity and assumptions: README.md.
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "models/common/fcfs_server.h"
+#include "models/dma/dma_descriptor.h"
+#include "models/l2/l2_address_map.h"
+#include "models/l2/l2_config.h"
+#include "models/l2/l2_order.h"
+#include "models/l2/l2_stats.h"
+#include "models/l2/l2_tags.h"
+
+namespace systole::models {
+
+/// What accepting one upstream transfer gave.
+struct L2Access {
+  std::uint64_t id = 0;  ///< the access (never 0)
+  bool settled = false;  ///< done_ps is final; otherwise it waits for downstream transfers
+  double done_ps = 0;    ///< when its last sector has arrived (when settled)
+};
+
+/// A waiting access that downstream progress settled.
+struct L2Settled {
+  std::uint64_t id;
+  double done_ps;
+};
+
+/// The L2 timing model: tags, sector bits, slice/crossbar/port servers, merged misses.
+class L2Timing {
+ public:
+  explicit L2Timing(const L2Config& cfg);
+
+  /// A requester's crossbar port in partition `partition`; returns its index for access().
+  std::uint32_t add_port(std::uint32_t partition);
+  /// Looks up transfer `d` (a write if `write`) from `port`, accepted at `now_ps`. Its
+  /// downstream reads and writes are in fetches() and writebacks() until the next access.
+  L2Access access(std::uint32_t port, const DmaDescriptor& d, bool write, double now_ps);
+  const std::vector<DmaDescriptor>& fetches() const { return fetch_out_; }
+  const std::vector<DmaDescriptor>& writebacks() const { return wb_out_; }
+
+  /// The oldest downstream read not yet arrived has arrived at `now_ps`; returns the accesses
+  /// this settles (valid until the next call).
+  const std::vector<L2Settled>& fetch_arrived(double now_ps);
+  /// The oldest downstream write not yet accepted was accepted by the memory at `now_ps`.
+  const std::vector<L2Settled>& writeback_accepted(double now_ps);
+
+  const L2Config& config() const { return cfg_; }
+  const L2Counters& counters() const { return counters_; }
+  const L2Tags& tags() const { return tags_; }
+  const L2AddressMap& address_map() const { return map_; }
+  std::uint32_t partition_of_slice(std::uint32_t slice) const {
+    return slice / static_cast<std::uint32_t>(cfg_.slices_per_partition);
+  }
+  /// Accesses waiting for downstream transfers.
+  std::size_t waiting() const { return waiting_.size(); }
+
+ private:
+  struct Run {
+    std::uint64_t addr, bytes;
+  };
+  struct Current {  // the access being walked
+    std::uint32_t port = 0, partition = 0;
+    bool write = false;
+    double now = 0, done = 0;
+    std::uint64_t group = 0;  // its fetch group, opened at its first missing sector
+    bool own_near = false, own_far = false;
+    std::uint64_t near_dep = 0, far_dep = 0;  // latest earlier fetch groups it merged into
+  };
+  struct Waiting {
+    double done;
+    std::uint32_t deps;
+  };
+
+  void walk_row(std::uint64_t addr, std::uint64_t bytes);
+  void line(std::uint64_t line, std::uint32_t slice, std::uint32_t set, std::uint32_t tag,
+            std::uint8_t mask, std::uint8_t full);
+  void merge_pending(std::uint32_t slot, std::uint8_t pend, bool far);
+  void fetch(std::uint64_t line, std::uint32_t slot, std::uint8_t missing, bool far);
+  void write_back(std::uint64_t victim_line, std::uint8_t dirty);
+  static void add_run(std::vector<Run>& runs, std::uint64_t addr, std::uint64_t bytes);
+  static void to_descriptors(const std::vector<Run>& runs, std::vector<DmaDescriptor>& out);
+  L2Access finish_access();
+  void settle(std::uint64_t id, double at_ps);
+
+  L2Config cfg_;
+  L2AddressMap map_;
+  L2AddressMap::Cursor cursor_, ahead_;  // the line walked, and one kAhead lines on
+  L2Tags tags_;
+  std::uint32_t sectors_, sets_, line_bits_, sector_bits_;
+  std::uint8_t all_sectors_;
+  double slice_ps_per_byte_, xbar_ps_per_byte_, port_ps_per_byte_;
+  double near_ps_, far_ps_;  // hit latency, near and far
+  std::vector<FcfsServer> slices_, xbars_, ports_;
+  std::vector<std::uint32_t> port_partition_;
+  std::vector<std::uint64_t> fill_;  // per slot and sector: the fetch group bringing it
+  L2Order fetch_order_, wb_order_;
+  std::unordered_map<std::uint64_t, Waiting> waiting_;
+  std::uint64_t next_id_ = 1;
+  Current cur_;
+  std::vector<Run> fetch_runs_, wb_runs_;
+  std::vector<DmaDescriptor> fetch_out_, wb_out_;
+  std::vector<L2Settled> settled_;
+  L2Counters counters_;
+};
+
+}  // namespace systole::models
