@@ -26,12 +26,14 @@ class L2AddressMap {
       : slices_(slices),
         set_bits_(log2(sets_per_slice)),
         period_(std::uint64_t{sets_per_slice} * ways),
+        period_mask_((period_ & (period_ - 1)) == 0 ? period_ - 1 : 0),
+        inv_slices_(1.0 / slices),
         hash_(hash) {
     while ((1u << slice_bits_) < slices_) ++slice_bits_;
   }
 
   L2Location locate(std::uint64_t line) const {
-    const std::uint64_t q = line / slices_;
+    const std::uint64_t q = div_slices(line);
     const auto r = static_cast<std::uint32_t>(line - q * slices_);
     return {add_mod(r, slice_hash(q)), set_of(q)};
   }
@@ -57,7 +59,7 @@ class L2AddressMap {
    public:
     explicit Cursor(const L2AddressMap& m) : m_(m) {}
     void seek(std::uint64_t line) {
-      q_ = line / m_.slices_;
+      q_ = m_.div_slices(line);
       r_ = static_cast<std::uint32_t>(line - q_ * m_.slices_);
       refresh();
     }
@@ -89,6 +91,21 @@ class L2AddressMap {
     while ((1u << b) < v) ++b;
     return b;
   }
+  /// line / slices without a 64-bit division (a walk seeks once per row): a double product,
+  /// off by at most one below 2^52 lines, then corrected.
+  std::uint64_t div_slices(std::uint64_t line) const {
+    if (line >= (std::uint64_t{1} << 52)) return line / slices_;
+    std::uint64_t q = static_cast<std::uint64_t>(static_cast<double>(line) * inv_slices_);
+    const auto r = static_cast<std::int64_t>(line - q * slices_);
+    if (r < 0)
+      --q;
+    else if (r >= static_cast<std::int64_t>(slices_))
+      ++q;
+    return q;
+  }
+  std::uint64_t mod_period(std::uint64_t q) const {
+    return period_mask_ ? q & period_mask_ : q % period_;
+  }
   /// `x` XOR-folded to `bits` bits (0 for no bits).
   static std::uint32_t fold(std::uint64_t x, std::uint32_t bits) {
     if (bits == 0) return 0;
@@ -98,12 +115,14 @@ class L2AddressMap {
     return static_cast<std::uint32_t>(h);
   }
   std::uint32_t slice_hash(std::uint64_t q) const {
-    return hash_ ? fold(q % period_, slice_bits_) % slices_ : 0;
+    if (!hash_) return 0;
+    const std::uint32_t h = fold(mod_period(q), slice_bits_);  // below 2^bits < 2 x slices
+    return h >= slices_ ? h - slices_ : h;
   }
   std::uint32_t set_of(std::uint64_t q) const {
     const std::uint32_t mask = (1u << set_bits_) - 1;
     const auto low = static_cast<std::uint32_t>(q) & mask;
-    return hash_ ? low ^ (fold((q % period_) >> set_bits_, set_bits_) & mask) : low;
+    return hash_ ? low ^ (fold(mod_period(q) >> set_bits_, set_bits_) & mask) : low;
   }
   std::uint32_t add_mod(std::uint32_t r, std::uint32_t h) const {
     const std::uint32_t s = r + h;
@@ -112,7 +131,9 @@ class L2AddressMap {
 
   std::uint32_t slices_;
   std::uint32_t set_bits_;
-  std::uint64_t period_;  // sets x ways: q's values within one capacity-sized block
+  std::uint64_t period_;       // sets x ways: q's values within one capacity-sized block
+  std::uint64_t period_mask_;  // period - 1 when a power of two, else 0
+  double inv_slices_;
   std::uint32_t slice_bits_ = 0;
   bool hash_;
 };

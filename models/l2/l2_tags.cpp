@@ -8,8 +8,10 @@ namespace systole::models {
 L2Tags::L2Tags(std::uint32_t sets, std::uint32_t ways)
     : sets_(sets),
       ways_(ways),
-      // a tag word and four bytes a way, rounded up to 64 bytes
-      block_words_((ways + ways + 15) / 16 * 16),
+      // tags, then four bytes a way, then a spare word a way: each part on whole lines when
+      // the tags fill whole lines (16 ways: 64 + 64 + 64 bytes)
+      bytes_words_(ways),
+      block_words_((ways + bytes_words_ + ways + 15) / 16 * 16),
       store_(std::uint64_t{sets} * block_words_ + 16, 0) {
   const auto addr = reinterpret_cast<std::uintptr_t>(store_.data());
   base_ = store_.data() + ((64 - addr % 64) % 64) / 4;

@@ -3,14 +3,20 @@
 // sector; write-back and write-allocate at sector granularity (a write that covers a sector
 // whole allocates it without a fetch; a partly written sector is fetched). One 64-byte-aligned
 // block per set holds its ways' 32-bit tags, their recency order (way numbers, most recent
-// first) and their sector bits side by side (two cache lines for 16 ways), so a lookup touches
-// one block and prefetch() can fetch it ahead; the tag compare has no early exit and the LRU
+// first), their sector bits and a spare word for the timing model side by side (three cache
+// lines for 16 ways, a hit touches two), so a lookup touches one block and prefetch() can
+// fetch it ahead; the tag compare has no early exit and the LRU
 // update is a move to the front, so nothing branches on data per way. No allocation per
 // access. Exact: proven equal to a list-per-set reference cache on random streams
 // (tests/unit/l2/test_l2_tags.cpp). No timing here.
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace systole::models {
 
@@ -23,6 +29,7 @@ struct L2LineOutcome {
   std::uint8_t victim_dirty = 0;  ///< its dirty sectors, written back
   std::uint32_t victim = 0;       ///< its tag
   std::uint32_t slot = 0;         ///< set x ways + way now holding the line
+  std::uint32_t way = 0;          ///< the way now holding the line
 };
 
 /// Tags, recency order and sector bits of every way of every set (sets count over all
@@ -43,14 +50,13 @@ class L2Tags {
     std::uint8_t* order = bytes(b);  // way numbers, most recent first
     std::uint8_t* valid = order + ways_;
     std::uint8_t* dirty = valid + ways_;
-    std::uint32_t way = ways_;
-    for (std::uint32_t w = 0; w < ways_; ++w) way = b[w] == tag ? w : way;
+    std::uint32_t way = find(b, tag);
     L2LineOutcome o;
     std::uint32_t pos = ways_ - 1;  // the way's place in the order
     if (way < ways_) {
       o.tag_hit = true;
       o.was_valid = valid[way];
-      for (std::uint32_t i = 0; i < ways_; ++i) pos = order[i] == way ? i : pos;
+      pos = place(order, way);
     } else {
       way = order[pos];
       if (b[way] != kEmpty) {
@@ -62,9 +68,10 @@ class L2Tags {
       valid[way] = dirty[way] = 0;
       dirty[way + ways_] = 0;  // the line's spare bits (pending())
     }
-    for (std::uint32_t i = pos; i > 0; --i) order[i] = order[i - 1];
+    std::memmove(order + 1, order, pos);
     order[0] = static_cast<std::uint8_t>(way);
     o.slot = set * ways_ + way;
+    o.way = way;
     o.missing = static_cast<std::uint8_t>((write ? mask & ~full : mask) & ~valid[way]);
     valid[way] |= mask;
     if (write) dirty[way] |= mask;
@@ -72,8 +79,12 @@ class L2Tags {
   }
 
   /// Eight spare bits per way for the timing model (sectors in flight), cleared on allocation.
-  std::uint8_t& pending(std::uint32_t slot) {
-    return bytes(block(slot / ways_))[3 * ways_ + slot % ways_];
+  std::uint8_t& pending(std::uint32_t set, std::uint32_t way) {
+    return bytes(block(set))[3 * ways_ + way];
+  }
+  /// A spare word per way for the timing model (the fetch bringing its sectors).
+  std::uint32_t& word(std::uint32_t set, std::uint32_t way) {
+    return block(set)[bytes_words_ + ways_ + way];
   }
   /// Asks the memory system for `set`'s block ahead of its access.
   void prefetch(std::uint32_t set) const {
@@ -90,17 +101,49 @@ class L2Tags {
   std::uint64_t dirty_sectors() const;
 
  private:
+  /// The way holding `tag`, or ways_: all tags compared at once (4 a step with SSE2).
+  std::uint32_t find(const std::uint32_t* b, std::uint32_t tag) const {
+    std::uint64_t hit = 0;
+    std::uint32_t w = 0;
+#if defined(__SSE2__)
+    const __m128i t = _mm_set1_epi32(static_cast<int>(tag));
+    for (; w + 4 <= ways_; w += 4) {
+      const __m128i v = _mm_load_si128(reinterpret_cast<const __m128i*>(b + w));
+      hit |= static_cast<std::uint64_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, t))))
+             << w;
+    }
+#endif
+    for (; w < ways_; ++w) hit |= static_cast<std::uint64_t>(b[w] == tag) << w;
+    return hit ? static_cast<std::uint32_t>(__builtin_ctzll(hit)) : ways_;
+  }
+  /// Where `way` stands in the recency order (16 places a step with SSE2).
+  std::uint32_t place(const std::uint8_t* order, std::uint32_t way) const {
+    std::uint32_t i = 0;
+#if defined(__SSE2__)
+    const __m128i t = _mm_set1_epi8(static_cast<char>(way));
+    for (; i + 16 <= ways_; i += 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(order + i));
+      const int m = _mm_movemask_epi8(_mm_cmpeq_epi8(v, t));
+      if (m) return i + static_cast<std::uint32_t>(__builtin_ctz(static_cast<unsigned>(m)));
+    }
+#endif
+    for (; i < ways_; ++i)
+      if (order[i] == way) return i;
+    return ways_ - 1;
+  }
   std::uint32_t* block(std::uint32_t set) { return base_ + std::uint64_t{set} * block_words_; }
   const std::uint32_t* block(std::uint32_t set) const {
     return base_ + std::uint64_t{set} * block_words_;
   }
-  /// The block's byte arrays after its tags: order, valid, dirty, pending (ways each).
+  /// The block's byte arrays after its tags: order, valid, dirty, pending (ways each); the
+  /// spare words follow them.
   std::uint8_t* bytes(std::uint32_t* b) const { return reinterpret_cast<std::uint8_t*>(b + ways_); }
   const std::uint8_t* bytes(const std::uint32_t* b) const {
     return reinterpret_cast<const std::uint8_t*>(b + ways_);
   }
 
   std::uint32_t sets_, ways_;
+  std::uint32_t bytes_words_;         // words of the byte arrays (4 bytes a way), whole lines
   std::uint32_t block_words_;         // 32-bit words per set block, a multiple of 16 (64 B)
   std::vector<std::uint32_t> store_;  // the blocks, plus room to align them
   std::uint32_t* base_;               // the first block, 64-byte aligned

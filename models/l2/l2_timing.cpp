@@ -17,9 +17,6 @@ int popcount(std::uint32_t v) {
   return table[v & 0xFF];
 }
 
-/// Lines the prefetching cursor runs ahead of the walk (memory latency / time per line).
-constexpr std::uint32_t kAhead = 4;
-
 /// Sectors s0..s1 as a mask.
 std::uint8_t sector_range(std::uint32_t s0, std::uint32_t s1) {
   return static_cast<std::uint8_t>(((2u << s1) - 1) & ~((1u << s0) - 1));
@@ -48,7 +45,6 @@ L2Timing::L2Timing(const L2Config& cfg)
            static_cast<std::uint32_t>(cfg.sets_per_slice()),
            static_cast<std::uint32_t>(cfg.associativity), cfg.address_hash == L2Hash::kXor),
       cursor_(map_),
-      ahead_(map_),
       tags_(static_cast<std::uint32_t>(cfg.slices() * cfg.sets_per_slice()),
             static_cast<std::uint32_t>(cfg.associativity)),
       sectors_(static_cast<std::uint32_t>(cfg.sectors_per_line())),
@@ -62,9 +58,11 @@ L2Timing::L2Timing(const L2Config& cfg)
       near_ps_(static_cast<double>(cfg.hit_latency) * cfg.period_ps()),
       far_ps_(static_cast<double>(cfg.hit_latency + cfg.far_penalty) * cfg.period_ps()),
       slices_(static_cast<std::size_t>(cfg.slices())),
-      xbars_(static_cast<std::size_t>(cfg.partitions)),
-      fill_(tags_.slots() * sectors_, 0) {
+      xbars_(static_cast<std::size_t>(cfg.partitions)) {
   counters_.slice_bytes.assign(slices_.size(), 0);
+  for (std::size_t s = 0; s < slices_.size(); ++s)
+    partition_.push_back(
+        static_cast<std::uint32_t>(s / static_cast<std::size_t>(cfg.slices_per_partition)));
 }
 
 std::uint32_t L2Timing::add_port(std::uint32_t partition) {
@@ -90,6 +88,7 @@ L2Access L2Timing::access(std::uint32_t port, const DmaDescriptor& d, bool write
       for (std::uint64_t i0 = 0; i0 < d.dims[0].count; ++i0)
         walk_row(d.addr + i0 * d.dims[0].stride + i1 * d.dims[1].stride + i2 * d.dims[2].stride,
                  d.row_bytes);
+  flush();
   return finish_access();
 }
 
@@ -101,12 +100,7 @@ void L2Timing::walk_row(std::uint64_t addr, std::uint64_t bytes) {
   const std::uint64_t first = addr >> line_bits_, last = end >> line_bits_;
   SYSTOLE_ASSERT(last < map_.line_limit(), "L2: address beyond the tags' reach");
   cursor_.seek(first);
-  // The set blocks of the next lines are fetched while this one is looked up.
-  ahead_.seek(first);
-  for (std::uint64_t i = 0; i < kAhead && first + i <= last; ++i, ahead_.next())
-    tags_.prefetch(ahead_.slice() * sets_ + ahead_.set());
   for (std::uint64_t ln = first;; ++ln) {
-    if (ln + kAhead <= last) tags_.prefetch(ahead_.slice() * sets_ + ahead_.set());
     const std::uint64_t b0 = ln == first ? addr & line_mask : 0;
     const std::uint64_t b1 = ln == last ? end & line_mask : line_mask;
     std::uint8_t mask = all_sectors_, full = all_sectors_;
@@ -117,16 +111,23 @@ void L2Timing::walk_row(std::uint64_t addr, std::uint64_t bytes) {
       if (b0 & sector_mask) full &= static_cast<std::uint8_t>(~(1u << s0));
       if ((b1 + 1) & sector_mask) full &= static_cast<std::uint8_t>(~(1u << s1));
     }
-    line(ln, cursor_.slice(), cursor_.set(), cursor_.tag(), mask, full);
+    push({ln, cursor_.slice(), cursor_.set(), cursor_.tag(), mask, full});
     if (ln == last) break;
     cursor_.next();
-    ahead_.next();
   }
 }
 
-void L2Timing::line(std::uint64_t ln, std::uint32_t slice, std::uint32_t set, std::uint32_t tag,
-                    std::uint8_t mask, std::uint8_t full) {
-  const L2LineOutcome o = tags_.access(slice * sets_ + set, tag, mask, cur_.write, full);
+// The lines were located (and their set blocks prefetched) a batch ahead: look them up.
+void L2Timing::flush() {
+  for (std::uint32_t i = 0; i < batched_; ++i) line(batch_[i]);
+  batched_ = 0;
+}
+
+void L2Timing::line(const LineRef& l) {
+  const std::uint32_t slice = l.slice;
+  const std::uint8_t mask = l.mask, full = l.full;
+  const std::uint32_t set = slice * sets_ + l.set;
+  const L2LineOutcome o = tags_.access(set, l.tag, mask, cur_.write, full);
   const std::uint32_t part = partition_of_slice(slice);
   const bool far = part != cur_.partition;
   const auto newly = static_cast<std::uint8_t>(mask & ~o.was_valid);
@@ -144,14 +145,14 @@ void L2Timing::line(std::uint64_t ln, std::uint32_t slice, std::uint32_t set, st
   c.far_accesses += far;
   if (o.evicted) {
     ++c.evictions;
-    if (o.victim_dirty) write_back(map_.line_of(slice, set, o.victim), o.victim_dirty);
+    if (o.victim_dirty) write_back(map_.line_of(slice, l.set, o.victim), o.victim_dirty);
   }
   // Sectors whose data the access needs (a whole-sector write needs none) that are valid but
   // still in flight for an earlier miss: the access waits for that fetch (an MSHR merge).
   const auto need = static_cast<std::uint8_t>(cur_.write ? mask & ~full : mask);
-  const auto pend = static_cast<std::uint8_t>(tags_.pending(o.slot) & need & ~o.missing);
-  if (pend) merge_pending(o.slot, pend, far);
-  if (o.missing) fetch(ln, o.slot, o.missing, far);
+  const auto pend = static_cast<std::uint8_t>(tags_.pending(set, o.way) & need & ~o.missing);
+  if (pend) merge_pending(set, o.way, pend, far);
+  if (o.missing) fetch(l.line, set, o.way, o.missing, far);
   // Its sectors cross the slice, the home partition's crossbar port and the requester's port.
   const double bytes = static_cast<double>(popcount(mask) << sector_bits_);
   c.slice_bytes[slice] += static_cast<std::uint64_t>(bytes);
@@ -161,29 +162,28 @@ void L2Timing::line(std::uint64_t ln, std::uint32_t slice, std::uint32_t set, st
   cur_.done = std::max(cur_.done, end + (far ? far_ps_ : near_ps_));
 }
 
-void L2Timing::merge_pending(std::uint32_t slot, std::uint8_t pend, bool far) {
-  std::uint8_t arrived = 0;
-  for (std::uint32_t s = 0; s < sectors_; ++s) {
-    if (!(pend & (1u << s))) continue;
-    const std::uint64_t g = fill_[slot * sectors_ + s];
-    if (fetch_order_.finished(g)) {
-      arrived |= static_cast<std::uint8_t>(1u << s);
-      continue;
-    }
-    ++counters_.sectors_merged;
-    if (g == cur_.group)
-      (far ? cur_.own_far : cur_.own_near) = true;
-    else
-      (far ? cur_.far_dep : cur_.near_dep) = std::max(far ? cur_.far_dep : cur_.near_dep, g);
+void L2Timing::merge_pending(std::uint32_t set, std::uint32_t way, std::uint8_t pend, bool far) {
+  // The line's latest fetch: its sectors in flight arrive with it at the latest (fetches
+  // arrive in order), so waiting for it is exact unless the sectors needed came with an
+  // earlier fetch of the same line still in flight (then it waits a little long).
+  const std::uint64_t g = tags_.word(set, way);
+  if (fetch_order_.finished(g)) {
+    tags_.pending(set, way) = 0;  // everything in flight has arrived
+    return;
   }
-  tags_.pending(slot) &= static_cast<std::uint8_t>(~arrived);
+  counters_.sectors_merged += static_cast<std::uint64_t>(popcount(pend));
+  if (g == cur_.group)
+    (far ? cur_.own_far : cur_.own_near) = true;
+  else
+    (far ? cur_.far_dep : cur_.near_dep) = std::max(far ? cur_.far_dep : cur_.near_dep, g);
 }
 
-void L2Timing::fetch(std::uint64_t ln, std::uint32_t slot, std::uint8_t missing, bool far) {
+void L2Timing::fetch(std::uint64_t ln, std::uint32_t set, std::uint32_t way, std::uint8_t missing,
+                     bool far) {
   if (!cur_.group) cur_.group = fetch_order_.open();
-  tags_.pending(slot) |= missing;
-  for (std::uint32_t s = 0; s < sectors_; ++s)
-    if (missing & (1u << s)) fill_[slot * sectors_ + s] = cur_.group;
+  SYSTOLE_ASSERT(cur_.group < (std::uint64_t{1} << 32), "L2: fetch groups beyond 32 bits");
+  tags_.pending(set, way) |= missing;
+  tags_.word(set, way) = static_cast<std::uint32_t>(cur_.group);
   (far ? cur_.own_far : cur_.own_near) = true;
   counters_.sectors_fetched += static_cast<std::uint64_t>(popcount(missing));
   for_each_run(missing, [&](std::uint32_t s0, std::uint32_t n) {

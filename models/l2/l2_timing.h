@@ -11,6 +11,7 @@
 // settled when those fetches have arrived (+ its return latency) and its write-backs have been
 // accepted downstream (a full write-back path holds it). Fidelity and assumptions: README.md.
 
+#include <array>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -61,13 +62,17 @@ class L2Timing {
   const L2Counters& counters() const { return counters_; }
   const L2Tags& tags() const { return tags_; }
   const L2AddressMap& address_map() const { return map_; }
-  std::uint32_t partition_of_slice(std::uint32_t slice) const {
-    return slice / static_cast<std::uint32_t>(cfg_.slices_per_partition);
-  }
+  std::uint32_t partition_of_slice(std::uint32_t slice) const { return partition_[slice]; }
   /// Accesses waiting for downstream transfers.
   std::size_t waiting() const { return waiting_.size(); }
 
  private:
+  struct LineRef {  // a line of the walk, located, waiting for its lookup
+    std::uint64_t line;
+    std::uint32_t slice, set, tag;
+    std::uint8_t mask, full;
+  };
+  static constexpr std::uint32_t kBatch = 32;  // lines located (and prefetched) ahead
   struct Run {
     std::uint64_t addr, bytes;
   };
@@ -85,10 +90,16 @@ class L2Timing {
   };
 
   void walk_row(std::uint64_t addr, std::uint64_t bytes);
-  void line(std::uint64_t line, std::uint32_t slice, std::uint32_t set, std::uint32_t tag,
-            std::uint8_t mask, std::uint8_t full);
-  void merge_pending(std::uint32_t slot, std::uint8_t pend, bool far);
-  void fetch(std::uint64_t line, std::uint32_t slot, std::uint8_t missing, bool far);
+  void push(const LineRef& l) {
+    tags_.prefetch(l.slice * sets_ + l.set);
+    batch_[batched_++] = l;
+    if (batched_ == kBatch) flush();
+  }
+  void flush();
+  void line(const LineRef& l);
+  void merge_pending(std::uint32_t set, std::uint32_t way, std::uint8_t pend, bool far);
+  void fetch(std::uint64_t line, std::uint32_t set, std::uint32_t way, std::uint8_t missing,
+             bool far);
   void write_back(std::uint64_t victim_line, std::uint8_t dirty);
   static void add_run(std::vector<Run>& runs, std::uint64_t addr, std::uint64_t bytes);
   static void to_descriptors(const std::vector<Run>& runs, std::vector<DmaDescriptor>& out);
@@ -97,7 +108,9 @@ class L2Timing {
 
   L2Config cfg_;
   L2AddressMap map_;
-  L2AddressMap::Cursor cursor_, ahead_;  // the line walked, and one kAhead lines on
+  L2AddressMap::Cursor cursor_;
+  std::array<LineRef, kBatch> batch_{};
+  std::uint32_t batched_ = 0;
   L2Tags tags_;
   std::uint32_t sectors_, sets_, line_bits_, sector_bits_;
   std::uint8_t all_sectors_;
@@ -105,7 +118,7 @@ class L2Timing {
   double near_ps_, far_ps_;  // hit latency, near and far
   std::vector<FcfsServer> slices_, xbars_, ports_;
   std::vector<std::uint32_t> port_partition_;
-  std::vector<std::uint64_t> fill_;  // per slot and sector: the fetch group bringing it
+  std::vector<std::uint32_t> partition_;  // of each slice
   L2Order fetch_order_, wb_order_;
   std::unordered_map<std::uint64_t, Waiting> waiting_;
   std::uint64_t next_id_ = 1;
