@@ -33,6 +33,11 @@ L2Module::L2Module(const sc_core::sc_module_name& name, const L2Config& cfg,
   SC_THREAD(retire_writebacks);
 }
 
+void L2Module::wait_for(const sc_core::sc_event& e) {
+  ++waits_;
+  sc_core::wait(e);
+}
+
 void L2Module::set_partition(std::uint16_t requester, std::uint32_t partition) {
   SYSTOLE_ASSERT(!requesters_.count(requester), "L2: set a requester's partition before its use");
   SYSTOLE_ASSERT(partition < static_cast<std::uint32_t>(model_.config().partitions),
@@ -98,7 +103,7 @@ void L2Module::push(Stream& s, const std::vector<DmaDescriptor>& descs, bool wri
 // accepted by the memory no longer holds the access that evicted it.
 void L2Module::issue(Stream& s, bool fetches) {
   for (;;) {
-    while (s.queued.empty()) sc_core::wait(s.queued_ev);
+    while (s.queued.empty()) wait_for(s.queued_ev);
     const std::uint64_t h = memory->begin(s.queued.front());
     s.queued.pop_front();
     s.issued.push_back(h);
@@ -111,7 +116,7 @@ void L2Module::issue(Stream& s, bool fetches) {
 // waiting for its group.
 void L2Module::retire(Stream& s, bool fetches) {
   for (;;) {
-    while (s.issued.empty()) sc_core::wait(s.issued_ev);
+    while (s.issued.empty()) wait_for(s.issued_ev);
     const sc_core::sc_time extra = memory->finish(s.issued.front());
     if (extra > sc_core::SC_ZERO_TIME) sc_core::wait(extra);
     s.issued.pop_front();
@@ -140,11 +145,14 @@ const sc_core::sc_event& L2Module::retry_event(std::uint16_t requester) const {
 
 sc_core::sc_time L2Module::finish(std::uint64_t h) {
   SYSTOLE_ASSERT(open_.count(h), "L2 finish() of an unknown transfer");
-  while (!open_.at(h).settled) sc_core::wait(open_.at(h).requester->settled);
+  while (!open_.at(h).settled) wait_for(open_.at(h).requester->settled);
   const double done = open_.at(h).done_ps;
   open_.erase(h);
   const sc_core::sc_time left = until(done);
-  if (left > sc_core::SC_ZERO_TIME) sc_core::wait(left);
+  if (left > sc_core::SC_ZERO_TIME) {
+    ++waits_;
+    sc_core::wait(left);
+  }
   return sc_core::SC_ZERO_TIME;  // its data has arrived
 }
 

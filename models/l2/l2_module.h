@@ -46,6 +46,9 @@ class L2Module : public sc_core::sc_module, public MemoryIf {
   const L2Timing& timing() const { return model_; }
   /// Offers the L2 refused so far (each offer counts).
   std::uint64_t refusals() const { return refusals_; }
+  /// SystemC waits in the L2's own threads and finish() so far (the memory's are its own):
+  /// the event economy, a few per transfer whatever its lines.
+  std::uint64_t waits() const { return waits_; }
 
  private:
   struct Requester {
@@ -76,6 +79,7 @@ class L2Module : public sc_core::sc_module, public MemoryIf {
   void issue_writebacks() { issue(writebacks_, false); }
   void retire_writebacks() { retire(writebacks_, false); }
   void settle(const std::vector<L2Settled>& done);
+  void wait_for(const sc_core::sc_event& e);
   void account(double now_ps) const;  // retires busy intervals ended by now
 
   L2Timing model_;
@@ -87,7 +91,7 @@ class L2Module : public sc_core::sc_module, public MemoryIf {
   std::unordered_map<std::uint64_t, Open> open_;
   Stream fetches_, writebacks_;
   sc_core::sc_event never_;
-  std::uint64_t refusals_ = 0;
+  std::uint64_t refusals_ = 0, waits_ = 0;
   // Busy time: transfers between acceptance and end (ends pushed once known).
   mutable std::priority_queue<double, std::vector<double>, std::greater<double>> ends_;
   mutable std::uint32_t active_ = 0;

@@ -141,6 +141,12 @@ TEST_CASE("L2 module: a stream far larger than the L2 runs at the memory's bandw
   // write evicts the 64 KiB written one capacity before it (lines a capacity apart share a set).
   CHECK(rd.l2->timing().counters().fetch_transfers == total / kChunk);
   CHECK(wr.l2->timing().counters().writeback_transfers == spilled / kChunk);
+  // A few SystemC waits per transfer (upstream and downstream), none per line (512 a transfer).
+  const std::uint64_t lines = total / 128, transfers = 2 * total / kChunk;
+  INFO("waits: read " << rd.l2->waits() << ", write " << wr.l2->waits());
+  CHECK(rd.l2->waits() <= 4 * transfers);
+  CHECK(wr.l2->waits() <= 4 * transfers);
+  CHECK(rd.l2->timing().counters().line_accesses == lines);
 }
 
 // A100 L2 (40 MiB, 80 slices x 64 B/clk = 5120 B/clk at 1.41 GHz = 7.22 TB/s) with fast ports

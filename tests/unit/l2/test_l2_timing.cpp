@@ -6,6 +6,8 @@
 // requester's port in 128 / 64 = 2: 4.05 cycles before the 211-cycle near hit latency.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "models/l2/l2_timing.h"
 #include "sim/stats/stats_tree.h"
 
@@ -189,4 +191,27 @@ TEST_CASE("L2 timing: a missing tile or stream goes down as one transfer", "[uni
   CHECK(l2.fetches()[0].addr == (1 << 20) + 256);
   CHECK(l2.fetches()[0].row_bytes == 256);
   CHECK(l2.fetches()[0].dims[0].count == 4);
+}
+
+// A tile of 128 rows of 128 B at a 10 KiB pitch: 80 lines apart, a multiple of the 80 slices.
+// Plain interleaving (slice = line mod 80) puts every row in one slice; the XOR-folded hash
+// adds the row's upper bits, so the 128 rows spread over all 80 slices (one or two each).
+TEST_CASE("L2 timing: the address hash spreads a slice-aliased stride over the slices",
+          "[unit][l2][timing]") {
+  for (const L2Hash hash : {L2Hash::kNone, L2Hash::kXor}) {
+    L2Config cfg = a100();
+    cfg.address_hash = hash;
+    L2Timing l2(cfg);
+    l2.access(l2.add_port(0), DmaDescriptor::strided(0, 128, 128, 80 * 128), false, 0);
+    const std::vector<std::uint64_t>& b = l2.counters().slice_bytes;
+    const std::uint64_t most = *std::max_element(b.begin(), b.end());
+    const auto used = std::count_if(b.begin(), b.end(), [](std::uint64_t v) { return v > 0; });
+    if (hash == L2Hash::kNone) {
+      CHECK(most == 128 * 128);
+      CHECK(used == 1);
+    } else {
+      CHECK(most <= 2 * 128);
+      CHECK(used == 80);
+    }
+  }
 }
