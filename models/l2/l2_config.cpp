@@ -38,7 +38,7 @@ void validate(const L2Config& c, const config::Node& n, const std::string& p) {
 
 // Sources (models/l2/README.md has the derivations):
 // A100: 40 MB L2 in 2 partitions of 40 slices of 512 KB, 5120 B/clk of read bandwidth
-// ([A100-WP] NVIDIA A100 Tensor Core GPU Architecture whitepaper, §4.6.3 and Table 3): 64 B/clk
+// ([A100-WP] NVIDIA A100 Tensor Core GPU Architecture whitepaper, §4.6.3): 64 B/clk
 // per slice. 128 B lines of four 32 B sectors (NVIDIA's answer on the developer forum,
 // forums.developer.nvidia.com/t/understanding-l1-tex-cache-sectors-req/312884: "The L1 and L2
 // cache line size is 128 bytes" of 4 x 32 B sectors). Ways and MSHRs are unpublished; Accel-Sim's
@@ -47,7 +47,9 @@ void validate(const L2Config& c, const config::Node& n, const std::string& p) {
 // `-gpgpu_cache:dl2 S:256:128:16,...,A:192:4`: 256 sets x 128 B x 16 ways = 512 KB per slice,
 // 192 MSHRs per slice). Latencies: pointer chase on A100-80 SXM at 1410 MHz, L2 hit 211 cycles
 // (te42kyfo/gpu-benches gpu-latency/a100_80.txt); far partition 1.75x slower (te42kyfo/gpu-benches
-// README; GTC'21 "Dissecting the Ampere GPU Architecture through Microbenchmarking"): +158.
+// README; GTC'21 "Dissecting the Ampere GPU Architecture through Microbenchmarking"): +158, an
+// ASSUMPTION (1.75 x 211 = 369, inside the 340-415 cycles measured on A100 PCIe for 22-33 MB
+// footprints, HPMLL/NVIDIA-Hopper-Benchmark RegularUnits/random_latency/a100_pcie.txt).
 const config::SchemaOf<L2Config>& L2Config::schema() {
   static const config::SchemaOf<L2Config> s = [] {
     config::SchemaOf<L2Config> b("l2",
@@ -75,8 +77,11 @@ const config::SchemaOf<L2Config>& L2Config::schema() {
         .integer("hit_latency", &L2Config::hit_latency, 211, 0, 100000,
                  "near-partition hit, request to data through the crossbar (A100 pointer chase)",
                  "cycles")
-        .integer("far_penalty", &L2Config::far_penalty, 158, 0, 100000,
-                 "added to an access homed in a far partition (A100: 1.75x the near hit)", "cycles")
+        .integer(
+            "far_penalty", &L2Config::far_penalty, 158, 0, 100000,
+            "added to an access homed in a far partition (ASSUMPTION: A100's far hit 1.75x the "
+            "near one, plausible 100-210)",
+            "cycles")
         .integer("slice_bandwidth", &L2Config::slice_bandwidth, 64, 1, 1 << 16,
                  "bytes per clock of one slice (A100: 5120 B/clk over 80 slices)", "B/clk")
         .integer("xbar_bandwidth", &L2Config::xbar_bandwidth, 2560, 1, 1 << 20,

@@ -58,7 +58,7 @@ L2Module::Requester& L2Module::requester(std::uint16_t id) {
 }
 
 bool L2Module::Requester::has_room(double now, std::uint32_t depth) {
-  while (!done.empty() && done.top() <= now) done.pop();
+  while (!done.empty() && done.top() <= now + 1e-6) done.pop();  // as until() rounds
   return done.size() + unsettled < depth;
 }
 
