@@ -1,0 +1,70 @@
+#pragma once
+// What both SM models take and give: a GEMM kernel's CTAs as the device's CTA scheduler hands
+// them to 1..N SMs, optional real operands, and the run's record (every CTA's start, copies,
+// store and finish, and per-SM activity counts). The fast model must reproduce the record of
+// the warp-level reference exactly (tests/unit/gpu_sm). Plain C++.
+
+#include <cstdint>
+#include <vector>
+
+#include "models/gpu_sm/gpu_cta_tile.h"
+
+namespace systole::models {
+
+/// A GEMM kernel on `per_sm.size()` SMs: each SM launches its CTAs in list order, as many at
+/// once as occupancy allows (capped by `max_resident` when > 0), the next one when a slot frees.
+struct GemmLaunch {
+  GemmCtaTile tile;
+  std::vector<std::vector<CtaWork>> per_sm;
+  std::int64_t max_resident = 0;
+};
+
+/// One CTA's timeline, in SM cycles.
+struct CtaRecord {
+  std::int64_t id = 0;
+  int sm = 0, slot = 0;
+  std::uint64_t start = 0, finish = 0;  ///< first cycle its warps may issue; cycle after its last
+  std::vector<std::uint64_t> copy_issue, copy_done;  ///< per k-tile
+  std::uint64_t store_issue = 0, store_done = 0;
+  bool operator==(const CtaRecord& o) const {
+    return id == o.id && sm == o.sm && slot == o.slot && start == o.start && finish == o.finish &&
+           copy_issue == o.copy_issue && copy_done == o.copy_done && store_issue == o.store_issue &&
+           store_done == o.store_done;
+  }
+};
+
+/// Instructions issued and tensor-pipe busy cycles of one SM (all sub-partitions).
+struct SmActivity {
+  std::uint64_t instructions = 0, mma = 0, ldmatrix = 0, copies = 0, fp32 = 0, sfu = 0;
+  std::uint64_t tensor_busy = 0;  ///< sum over sub-partitions of tensor-pipe occupied cycles
+  bool operator==(const SmActivity& o) const {
+    return instructions == o.instructions && mma == o.mma && ldmatrix == o.ldmatrix &&
+           copies == o.copies && fp32 == o.fp32 && sfu == o.sfu && tensor_busy == o.tensor_busy;
+  }
+};
+
+struct GemmRun {
+  std::uint64_t cycles = 0;     ///< last CTA finish or store completion, over all SMs
+  std::int64_t resident = 0;    ///< CTAs per SM at once
+  std::vector<CtaRecord> ctas;  ///< in launch order, SM by SM
+  std::vector<SmActivity> sms;
+};
+
+/// Real operands for the reference: A (m x k) and B (k x n), row-major operand codes.
+struct GemmOperands {
+  TcType type = TcType::kFp16;
+  std::int64_t m = 0, n = 0, k = 0;
+  std::vector<std::uint32_t> a, b;
+};
+
+/// A CTA's accumulators (its real m x n tile, row-major): fp32, or int32 for int8 inputs.
+struct CtaResult {
+  std::int64_t id = 0;
+  std::vector<float> f;
+  std::vector<std::int32_t> i;
+};
+
+/// Resident CTAs per SM for a launch: occupancy, capped by max_resident.
+std::int64_t resident_ctas(const GpuSmConfig& c, const GemmLaunch& l);
+
+}  // namespace systole::models

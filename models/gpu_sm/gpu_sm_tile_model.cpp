@@ -1,0 +1,417 @@
+#include "models/gpu_sm/gpu_sm_tile_model.h"
+
+#include <algorithm>
+#include <limits>
+#include <queue>
+#include <tuple>
+
+#include "sim/core/error.h"
+
+namespace systole::models {
+
+namespace {
+
+constexpr std::uint64_t kUnknown = std::numeric_limits<std::uint64_t>::max();
+using u64 = std::uint64_t;
+
+/// A warp's sections in order (the reference's warp_program, by kind and k-tile).
+enum class Kind { kPrologue, kMain, kEpilogue, kTma, kWgmma, kRelease };
+
+struct WarpT {
+  std::int64_t sp = 0;
+  bool producer = false;
+  size_t sec = 0, sections = 0;
+  u64 ready = kUnknown;    ///< when its next section may start, once known
+  u64 t_prev0 = kUnknown;  ///< first mma of its latest k-step
+  u64 acc_all = 0;         ///< every accumulator written
+  std::vector<u64> group_done;
+  bool done() const { return sec >= sections; }
+};
+
+struct CtaT {
+  CtaWork work;
+  int slot = 0;
+  u64 age = 0, start = 0, last_issue = 0;
+  std::int64_t kts = 0;
+  size_t record = 0;
+  std::vector<WarpT> warps;
+  std::vector<std::int64_t> cp_count, bar_count, empty_count;
+  std::vector<u64> cp_last, bar_last, empty_last, arrived, arrived_all;
+  std::int64_t stores = 0;
+  u64 store_last = 0;
+  size_t warps_done = 0;
+};
+
+struct SpT {
+  u64 sched_free = 0, pipe_free = 0, smem_free = 0, fp_free = 0, sfu_free = 0;
+};
+
+/// Events of one time are handled launches first, then scheduler dispatches, then memory
+/// requests in (sm, slot, store, k-tile) order, as the reference does within a cycle.
+struct Ev {
+  u64 t;
+  int cls;  // 0 launch, 1 dispatch, 2 memory
+  int sm, slot;
+  bool store;
+  std::int64_t kt;
+  auto key() const { return std::tie(t, cls, sm, slot, store, kt); }
+  bool operator>(const Ev& o) const { return key() > o.key(); }
+};
+
+class Fast {
+ public:
+  Fast(const GpuSmConfig& c, GmemPort& port, const GemmLaunch& l)
+      : cfg_(c), port_(port), launch_(l), s_(mainloop_shape(c, l.tile)) {}
+  GemmRun run();
+
+ private:
+  std::pair<Kind, std::int64_t> section_of(const CtaT& c, const WarpT& w) const;
+  u64 ready_time(const CtaT& c, const WarpT& w) const;
+  void update_ready(int sm, CtaT& c);
+  void launch(int sm, int slot, u64 t);
+  void dispatch(int sm, std::int64_t p, u64 t);
+  u64 execute(int sm, SpT& sp, CtaT& c, WarpT& w, u64 t0);
+  u64 prologue(int sm, CtaT& c, u64 t0);
+  u64 main_ktile(int sm, SpT& sp, CtaT& c, WarpT& w, std::int64_t kt, u64 t0);
+  u64 wgmma_group(int sm, SpT& sp, WarpT& w, const CtaT& c, std::int64_t kt, u64 t0);
+  u64 epilogue(int sm, SpT& sp, CtaT& c, u64 t0);
+  void copy_issued(int sm, CtaT& c, std::int64_t kt, u64 t);
+  void memory(const Ev& e);
+  void push(u64 t, int cls, int sm, int slot, bool store = false, std::int64_t kt = 0) {
+    q_.push({t, cls, sm, slot, store, kt});
+  }
+  SmActivity& act(int sm) { return run_.sms[static_cast<size_t>(sm)]; }
+
+  const GpuSmConfig& cfg_;
+  GmemPort& port_;
+  const GemmLaunch& launch_;
+  MainloopShape s_;
+  std::vector<std::vector<CtaT>> slots_;
+  std::vector<std::vector<bool>> live_;
+  std::vector<std::vector<SpT>> sps_;
+  std::vector<size_t> next_;
+  std::vector<u64> ages_;
+  std::priority_queue<Ev, std::vector<Ev>, std::greater<Ev>> q_;
+  GemmRun run_;
+};
+
+GemmRun Fast::run() {
+  const auto sms = launch_.per_sm.size();
+  run_.resident = resident_ctas(cfg_, launch_);
+  run_.sms.assign(sms, {});
+  const auto res = static_cast<size_t>(run_.resident);
+  slots_.assign(sms, std::vector<CtaT>(res));
+  live_.assign(sms, std::vector<bool>(res, false));
+  sps_.assign(sms, std::vector<SpT>(static_cast<size_t>(cfg_.sub_partitions)));
+  next_.assign(sms, 0);
+  ages_.assign(sms, 0);
+  for (size_t sm = 0; sm < sms; ++sm)
+    for (size_t slot = 0; slot < res; ++slot)
+      push(0, 0, static_cast<int>(sm), static_cast<int>(slot));
+  while (!q_.empty()) {
+    const Ev e = q_.top();
+    q_.pop();
+    if (e.cls == 0) launch(e.sm, e.slot, e.t);
+    if (e.cls == 1) dispatch(e.sm, e.slot, e.t);
+    if (e.cls == 2) memory(e);
+  }
+  for (const auto& r : run_.ctas) run_.cycles = std::max({run_.cycles, r.finish, r.store_done});
+  return run_;
+}
+
+void Fast::launch(int sm, int slot, u64 t) {
+  auto& next = next_[static_cast<size_t>(sm)];
+  const auto& list = launch_.per_sm[static_cast<size_t>(sm)];
+  live_[static_cast<size_t>(sm)][static_cast<size_t>(slot)] = false;
+  if (next >= list.size()) return;
+  CtaT c;
+  c.work = list[next++];
+  check_cta_work(launch_.tile, c.work);
+  c.slot = slot;
+  c.age = ages_[static_cast<size_t>(sm)]++;
+  c.start = t;
+  c.kts = s_.k_tiles(c.work);
+  const auto kts = static_cast<size_t>(c.kts);
+  for (std::int64_t i = 0; i < s_.warps; ++i) {
+    WarpT w;
+    w.sp = s_.sp_of(i, cfg_.sub_partitions);
+    w.producer = i == s_.producer_warp;
+    if (!s_.wgmma)
+      w.sections = kts + 2;
+    else if (w.producer)
+      w.sections = kts;
+    else if (i >= s_.first_compute_warp)
+      w.sections = 2 * kts;
+    w.group_done.assign(kts, 0);
+    if (w.done()) ++c.warps_done;
+    c.warps.push_back(std::move(w));
+  }
+  c.cp_count.assign(kts, 0);
+  c.bar_count.assign(kts, 0);
+  c.empty_count.assign(kts, 0);
+  c.cp_last.assign(kts, 0);
+  c.bar_last.assign(kts, 0);
+  c.empty_last.assign(kts, 0);
+  c.arrived.assign(kts, kUnknown);
+  c.arrived_all.assign(kts, kUnknown);
+  CtaRecord r;
+  r.id = c.work.id;
+  r.sm = sm;
+  r.slot = slot;
+  r.start = t;
+  r.copy_issue.assign(kts, 0);
+  r.copy_done.assign(kts, 0);
+  c.record = run_.ctas.size();
+  run_.ctas.push_back(std::move(r));
+  slots_[static_cast<size_t>(sm)][static_cast<size_t>(slot)] = std::move(c);
+  live_[static_cast<size_t>(sm)][static_cast<size_t>(slot)] = true;
+  update_ready(sm, slots_[static_cast<size_t>(sm)][static_cast<size_t>(slot)]);
+}
+
+std::pair<Kind, std::int64_t> Fast::section_of(const CtaT& c, const WarpT& w) const {
+  const auto i = static_cast<std::int64_t>(w.sec);
+  if (!s_.wgmma) {
+    if (i == 0) return {Kind::kPrologue, 0};
+    if (i <= c.kts) return {Kind::kMain, i - 1};
+    return {Kind::kEpilogue, c.kts - 1};
+  }
+  if (w.producer) return {Kind::kTma, i};
+  // Consumer: C0, C1, R1, C2, R2, ..., C(K-1), R(K-1), epilogue.
+  if (i == 0) return {Kind::kWgmma, 0};
+  if (i == 2 * c.kts - 1) return {Kind::kEpilogue, c.kts - 1};
+  const std::int64_t kt = 1 + (i - 1) / 2;
+  return (i - 1) % 2 == 0 ? std::make_pair(Kind::kWgmma, kt) : std::make_pair(Kind::kRelease, kt);
+}
+
+u64 Fast::ready_time(const CtaT& c, const WarpT& w) const {
+  const auto [kind, kt] = section_of(c, w);
+  const auto k = static_cast<size_t>(kt);
+  u64 r = kUnknown;
+  switch (kind) {
+    case Kind::kPrologue:
+      r = c.start;
+      break;
+    case Kind::kMain:
+      if (c.bar_count[k] == s_.compute_warps && c.arrived_all[k] != kUnknown)
+        r = std::max(c.bar_last[k] + 1, c.arrived_all[k]);
+      break;
+    case Kind::kEpilogue:
+      r = s_.wgmma ? w.group_done[k] : w.acc_all;
+      break;
+    case Kind::kTma:
+      if (kt < s_.stages) {
+        r = c.start;
+      } else {
+        const auto p = static_cast<size_t>(kt - s_.stages);
+        if (c.empty_count[p] == s_.compute_warps) r = c.empty_last[p] + 1;
+      }
+      break;
+    case Kind::kWgmma:
+      r = c.arrived[k];
+      break;
+    case Kind::kRelease:
+      r = w.group_done[k - 1];
+      break;
+  }
+  return r == kUnknown ? r : std::max(r, c.start);
+}
+
+void Fast::update_ready(int sm, CtaT& c) {
+  for (auto& w : c.warps) {
+    if (w.done() || w.ready != kUnknown) continue;
+    w.ready = ready_time(c, w);
+    if (w.ready == kUnknown) continue;
+    const SpT& sp = sps_[static_cast<size_t>(sm)][static_cast<size_t>(w.sp)];
+    push(std::max(w.ready, sp.sched_free), 1, sm, static_cast<int>(w.sp));
+  }
+}
+
+void Fast::dispatch(int sm, std::int64_t p, u64 t) {
+  SpT& sp = sps_[static_cast<size_t>(sm)][static_cast<size_t>(p)];
+  if (sp.sched_free > t) return;
+  auto& slots = slots_[static_cast<size_t>(sm)];
+  CtaT* best = nullptr;
+  size_t best_w = 0;
+  for (size_t s = 0; s < slots.size(); ++s) {
+    if (!live_[static_cast<size_t>(sm)][s]) continue;
+    CtaT& c = slots[s];
+    for (size_t i = 0; i < c.warps.size(); ++i) {
+      const WarpT& w = c.warps[i];
+      if (w.sp != p || w.done() || w.ready == kUnknown || w.ready > t) continue;
+      if (!best || std::make_tuple(c.age, i) < std::make_tuple(best->age, best_w)) {
+        best = &c;
+        best_w = i;
+      }
+    }
+  }
+  if (!best) return;
+  WarpT& w = best->warps[best_w];
+  const u64 end = execute(sm, sp, *best, w, t);
+  sp.sched_free = end + 1;
+  best->last_issue = std::max(best->last_issue, end);
+  ++w.sec;
+  w.ready = kUnknown;
+  if (w.done() && ++best->warps_done == best->warps.size()) {
+    run_.ctas[best->record].finish = best->last_issue + 1;
+    push(best->last_issue + 1, 0, sm, best->slot);
+  }
+  push(sp.sched_free, 1, sm, static_cast<int>(p));
+  update_ready(sm, *best);
+}
+
+u64 Fast::execute(int sm, SpT& sp, CtaT& c, WarpT& w, u64 t0) {
+  const auto [kind, kt] = section_of(c, w);
+  switch (kind) {
+    case Kind::kPrologue:
+      return prologue(sm, c, t0);
+    case Kind::kMain:
+      return main_ktile(sm, sp, c, w, kt, t0);
+    case Kind::kEpilogue:
+      return epilogue(sm, sp, c, t0);
+    case Kind::kTma:
+      act(sm).instructions += static_cast<u64>(s_.tma_per_tile);
+      act(sm).copies += static_cast<u64>(s_.tma_per_tile);
+      push(t0 + static_cast<u64>(s_.tma_per_tile) - 1, 2, sm, c.slot, false, kt);
+      return t0 + static_cast<u64>(s_.tma_per_tile) - 1;
+    case Kind::kWgmma:
+      return wgmma_group(sm, sp, w, c, kt, t0);
+    case Kind::kRelease: {
+      const auto k = static_cast<size_t>(kt - 1);
+      ++c.empty_count[k];
+      c.empty_last[k] = std::max(c.empty_last[k], t0);
+      ++act(sm).instructions;
+      return t0;
+    }
+  }
+  return t0;
+}
+
+void Fast::copy_issued(int sm, CtaT& c, std::int64_t kt, u64 t) {
+  const auto k = static_cast<size_t>(kt);
+  c.cp_last[k] = std::max(c.cp_last[k], t);
+  if (++c.cp_count[k] == s_.compute_warps) push(c.cp_last[k], 2, sm, c.slot, false, kt);
+}
+
+u64 Fast::prologue(int sm, CtaT& c, u64 t0) {
+  const auto n = static_cast<u64>(s_.cp_per_warp);
+  const std::int64_t tiles = std::min(s_.stages - 1, c.kts);
+  for (std::int64_t kt = 0; kt < tiles; ++kt)
+    copy_issued(sm, c, kt, t0 + static_cast<u64>(kt + 1) * n - 1);
+  const u64 bar = t0 + static_cast<u64>(tiles) * n;
+  ++c.bar_count[0];
+  c.bar_last[0] = std::max(c.bar_last[0], bar);
+  act(sm).instructions += static_cast<u64>(tiles) * n + 1;
+  act(sm).copies += static_cast<u64>(tiles) * n;
+  return bar;
+}
+
+u64 Fast::main_ktile(int sm, SpT& sp, CtaT& c, WarpT& w, std::int64_t kt, u64 t0) {
+  u64 u = t0;
+  const bool copies = kt + s_.stages - 1 < c.kts;
+  const u64 ncp = copies ? static_cast<u64>(s_.cp_per_warp) : 0;
+  if (copies) copy_issued(sm, c, kt + s_.stages - 1, t0 + ncp - 1);
+  u += ncp;
+  const auto nl = static_cast<u64>(s_.ldm_per_step);
+  const u64 bank = nl * static_cast<u64>(s_.ldm_cycles);
+  const auto lat = static_cast<u64>(cfg_.smem_latency);
+  const auto m = static_cast<u64>(s_.mma_per_step), ii = static_cast<u64>(s_.mma_ii);
+  const auto lmma = static_cast<u64>(cfg_.mma_latency);
+  const auto steps = static_cast<u64>(s_.steps(c.work, kt));
+  // A fragment set: nl ldmatrix issued back to back, served back to back by the bank share.
+  auto load = [&]() {
+    const u64 st = std::max(u, sp.smem_free);
+    sp.smem_free = st + bank;
+    u += nl;
+    return st + bank + lat;
+  };
+  u64 frag = load();
+  for (u64 step = 0; step < steps; ++step) {
+    const u64 next = step + 1 < steps ? load() : 0;
+    u64 first = std::max({u, sp.pipe_free, frag});
+    if (w.t_prev0 != kUnknown) first = std::max(first, w.t_prev0 + lmma);
+    w.t_prev0 = first;
+    sp.pipe_free = first + m * ii;
+    u = first + (m - 1) * ii + 1;
+    frag = next;
+  }
+  w.acc_all = w.t_prev0 + (m - 1) * ii + lmma;
+  SmActivity& a = act(sm);
+  a.instructions += ncp + steps * (nl + m);
+  a.copies += ncp;
+  a.ldmatrix += steps * nl;
+  a.mma += steps * m;
+  a.tensor_busy += steps * m * ii;
+  if (kt + 1 == c.kts) return u - 1;
+  const auto k = static_cast<size_t>(kt + 1);
+  ++c.bar_count[k];
+  c.bar_last[k] = std::max(c.bar_last[k], u);
+  ++a.instructions;
+  return u;
+}
+
+u64 Fast::wgmma_group(int sm, SpT& sp, WarpT& w, const CtaT& c, std::int64_t kt, u64 t0) {
+  const auto n = static_cast<u64>(s_.steps(c.work, kt) * s_.mma_per_step);
+  const auto ii = static_cast<u64>(s_.mma_ii);
+  const u64 first = std::max(t0, sp.pipe_free);
+  sp.pipe_free = first + n * ii;
+  w.group_done[static_cast<size_t>(kt)] = sp.pipe_free + static_cast<u64>(cfg_.wgmma_latency);
+  SmActivity& a = act(sm);
+  a.instructions += n;
+  a.mma += n;
+  a.tensor_busy += n * ii;
+  return t0 + n - 1;
+}
+
+u64 Fast::epilogue(int sm, SpT& sp, CtaT& c, u64 t0) {
+  u64 u = t0;
+  // Instructions on one pipe issue every `cycles` once the pipe is free.
+  auto pipe = [&u](u64& free, std::int64_t count, std::int64_t cycles) {
+    if (count == 0) return;
+    const u64 first = std::max(u, free);
+    const u64 last = first + static_cast<u64>((count - 1) * cycles);
+    free = last + static_cast<u64>(cycles);
+    u = last + 1;
+  };
+  pipe(sp.fp_free, s_.ep_fp32, s_.fp32_cycles);
+  pipe(sp.sfu_free, s_.ep_sfu, s_.sfu_cycles);
+  const u64 last = u + static_cast<u64>(s_.ep_st) - 1;
+  c.store_last = std::max(c.store_last, last);
+  if (++c.stores == s_.compute_warps) push(c.store_last, 2, sm, c.slot, true, -1);
+  SmActivity& a = act(sm);
+  a.instructions += static_cast<u64>(s_.ep_fp32 + s_.ep_sfu + s_.ep_st);
+  a.fp32 += static_cast<u64>(s_.ep_fp32);
+  a.sfu += static_cast<u64>(s_.ep_sfu);
+  return last;
+}
+
+void Fast::memory(const Ev& e) {
+  CtaT& c = slots_[static_cast<size_t>(e.sm)][static_cast<size_t>(e.slot)];
+  CtaRecord& r = run_.ctas[c.record];
+  GmemRequest q;
+  q.sm = e.sm;
+  q.slot = e.slot;
+  q.cta = c.work.id;
+  q.k_tile = e.kt;
+  q.store = e.store;
+  q.bytes = e.store ? s_.store_bytes(c.work) : s_.copy_bytes(c.work, e.kt);
+  q.issue = Cycles(e.t);
+  const u64 done = port_.complete(q).value();
+  if (done <= e.t) throw SimError("gpu_sm: the memory port answered no later than the request");
+  if (e.store) {
+    r.store_issue = e.t;
+    r.store_done = done;
+    return;
+  }
+  const auto k = static_cast<size_t>(e.kt);
+  r.copy_issue[k] = e.t;
+  r.copy_done[k] = done;
+  c.arrived[k] = done;
+  c.arrived_all[k] = std::max(k == 0 ? 0 : c.arrived_all[k - 1], done);
+  update_ready(e.sm, c);
+}
+
+}  // namespace
+
+GemmRun GpuSmTileModel::run(const GemmLaunch& launch) { return Fast(cfg_, port_, launch).run(); }
+
+}  // namespace systole::models

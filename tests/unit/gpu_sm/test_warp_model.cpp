@@ -1,0 +1,100 @@
+// Golden cycle counts of the warp-level reference and the tile-level model on small CTAs,
+// derived by hand from the rules in models/gpu_sm/README.md.
+#include <catch2/catch.hpp>
+
+#include "models/gpu_sm/gpu_sm_tile_model.h"
+#include "models/gpu_sm/gpu_sm_warp_model.h"
+
+using namespace systole;
+using namespace systole::models;
+
+namespace {
+
+GemmRun both(const GpuSmConfig& c, const GemmLaunch& l, GemmRun* fast) {
+  LatencyBandwidthPort p1(1, 1024, 0, 100), p2(1, 1024, 0, 100);
+  *fast = GpuSmTileModel(c, p2).run(l);
+  return GpuSmWarpModel(c, p1).run(l);
+}
+
+}  // namespace
+
+TEST_CASE("golden: one A100 mma.sync warp, one k-tile", "[gpu_sm][golden]") {
+  // fp16, CTA 16x16x16, one warp, 2 stages, K = 16. Memory: 100 cycles + 1024 B/clk.
+  // Shape: 2 mma m16n8k16 per k-step (II = 16*8*16 / 256 = 8), 2 ldmatrix.x4 (16 bank cycles
+  // each on a 32 B/clk share), 2 cp.async per k-tile ((16+16)*16*2 B / 512 B).
+  //  prologue: cp 0, 1 (k-tile 0 requested at 1: 1 + 1 + 100 = 102), bar.sync at 2.
+  //  k-tile 0: barrier releases at max(2 + 1, 102) = 102; ldmatrix at 102, 103: banks
+  //    102..134, fragments at 134 + 29 = 163; mma at 163 and 171.
+  //  epilogue: accumulators at 163 + 8 + 32 = 203; 4 cvt on FP32 lanes (2 cycles each: 16
+  //    lanes per sub-partition) at 203, 205, 207, 209; st.global at 210: finish 211; the store
+  //    (512 B) completes at 210 + 1 + 100 = 311.
+  GemmLaunch l;
+  l.tile.bm = l.tile.bn = l.tile.bk = 16;
+  l.tile.warps_m = l.tile.warps_n = 1;
+  l.tile.stages = 2;
+  l.per_sm = {{CtaWork{0, 0, 0, 16, 16, 0, 16}}};
+  GemmRun fast;
+  const GemmRun ref = both(a100_sxm4_sm(), l, &fast);
+  REQUIRE(ref.ctas.size() == 1);
+  CHECK(ref.ctas[0].copy_issue == std::vector<std::uint64_t>{1});
+  CHECK(ref.ctas[0].copy_done == std::vector<std::uint64_t>{102});
+  CHECK(ref.ctas[0].finish == 211);
+  CHECK(ref.ctas[0].store_issue == 210);
+  CHECK(ref.cycles == 311);
+  CHECK(ref.sms[0].mma == 2);
+  CHECK(ref.sms[0].tensor_busy == 16);
+  CHECK(ref.sms[0].instructions == 2 + 1 + 2 + 2 + 4 + 1);
+  CHECK(fast.ctas == ref.ctas);
+  CHECK(fast.sms == ref.sms);
+}
+
+TEST_CASE("golden: one H100 wgmma warpgroup, two k-tiles", "[gpu_sm][golden]") {
+  // fp16, CTA 64x64x16, one consumer warpgroup (wgmma m64n64k16: each warp's 16x64x16 share
+  // takes 16*64*16 / 512 = 32 cycles of its sub-partition's pipe), 2 stages, K = 32.
+  // Copies: (64+64)*16*2 = 4 KiB per k-tile, 4 cycles at 1024 B/clk, + 100.
+  //  producer (warp 0): TMA 0, 1 (k-tile 0 requested at 1: done 1 + 4 + 100 = 105); TMA 2, 3
+  //    (k-tile 1 at 3, behind k-tile 0 on the port: 5 + 4 + 100 = 109).
+  //  consumer warps: wgmma of k-tile 0 at 105 (pipe 105..137, done 137 + 32 = 169); of
+  //    k-tile 1 at 109 (pipe 137..169, done 201); release of k-tile 0 at 169.
+  //  epilogue at 201: 16 cvt (32 accumulators per thread, 2 per cvt; 1 cycle each on 32 lanes
+  //    per sub-partition) 201..216, 4 st.global 217..220: finish 221; store (8 KiB, 8 cycles)
+  //    done at 220 + 8 + 100 = 328.
+  GemmLaunch l;
+  l.tile.bm = l.tile.bn = 64;
+  l.tile.bk = 16;
+  l.tile.warps_m = l.tile.warps_n = 1;
+  l.tile.stages = 2;
+  l.tile.instr = MmaInstr::kWgmma;
+  l.tile.copy = CopyEngine::kTma;
+  l.per_sm = {{CtaWork{0, 0, 0, 64, 64, 0, 32}}};
+  GemmRun fast;
+  const GemmRun ref = both(h100_sxm5_sm(), l, &fast);
+  REQUIRE(ref.ctas.size() == 1);
+  CHECK(ref.ctas[0].copy_issue == std::vector<std::uint64_t>{1, 3});
+  CHECK(ref.ctas[0].copy_done == std::vector<std::uint64_t>{105, 109});
+  CHECK(ref.ctas[0].finish == 221);
+  CHECK(ref.cycles == 328);
+  CHECK(ref.sms[0].mma == 8);  // 2 k-tiles x 4 warps
+  CHECK(ref.sms[0].tensor_busy == 8 * 32);
+  CHECK(fast.ctas == ref.ctas);
+  CHECK(fast.sms == ref.sms);
+}
+
+TEST_CASE("two CTAs on one SM take turns on the tensor pipes", "[gpu_sm][golden]") {
+  // The 16x16x16 CTA above twice, resident together: the second CTA's copy queues behind the
+  // first on the port (done at 103) and its warp shares sub-partition 0 with the first's.
+  GemmLaunch l;
+  l.tile.bm = l.tile.bn = l.tile.bk = 16;
+  l.tile.warps_m = l.tile.warps_n = 1;
+  l.tile.stages = 2;
+  l.per_sm = {{CtaWork{0, 0, 0, 16, 16, 0, 16}, CtaWork{1, 0, 16, 16, 16, 0, 16}}};
+  GemmRun fast;
+  const GemmRun ref = both(a100_sxm4_sm(), l, &fast);
+  REQUIRE(ref.resident >= 2);
+  REQUIRE(ref.ctas.size() == 2);
+  // CTA 1's prologue waits for CTA 0's (3 instructions on the same scheduler): cp at 3, 4.
+  CHECK(ref.ctas[1].copy_issue == std::vector<std::uint64_t>{4});
+  CHECK(ref.ctas[1].copy_done == std::vector<std::uint64_t>{105});
+  CHECK(ref.ctas[1].finish > ref.ctas[0].finish);
+  CHECK(fast.ctas == ref.ctas);
+}
