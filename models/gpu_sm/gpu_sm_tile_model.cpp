@@ -24,6 +24,9 @@ struct WarpT {
   u64 ready = kUnknown;    ///< when its next section may start, once known
   u64 t_prev0 = kUnknown;  ///< first mma of its latest k-step
   u64 acc_all = 0;         ///< every accumulator written
+  u64 frag[2] = {0, 0};    ///< when each fragment buffer's loads land
+  u64 next_step = 0;       ///< k-steps loaded so far (fragment buffers alternate)
+  int pending = -1;        ///< buffer of the k-step whose mma.sync are still to issue
   std::vector<u64> group_done;
   bool done() const { return sec >= sections; }
 };
@@ -306,47 +309,55 @@ u64 Fast::prologue(int sm, CtaT& c, u64 t0) {
 }
 
 u64 Fast::main_ktile(int sm, SpT& sp, CtaT& c, WarpT& w, std::int64_t kt, u64 t0) {
+  SmActivity& a = act(sm);
   u64 u = t0;
-  const bool copies = kt + s_.stages - 1 < c.kts;
-  const u64 ncp = copies ? static_cast<u64>(s_.cp_per_warp) : 0;
-  if (copies) copy_issued(sm, c, kt + s_.stages - 1, t0 + ncp - 1);
-  u += ncp;
+  if (kt + s_.stages - 1 < c.kts) {
+    const auto ncp = static_cast<u64>(s_.cp_per_warp);
+    copy_issued(sm, c, kt + s_.stages - 1, t0 + ncp - 1);
+    u += ncp;
+    a.instructions += ncp;
+    a.copies += ncp;
+  }
   const auto nl = static_cast<u64>(s_.ldm_per_step);
   const u64 bank = nl * static_cast<u64>(s_.ldm_cycles);
-  const auto lat = static_cast<u64>(cfg_.smem_latency);
   const auto m = static_cast<u64>(s_.mma_per_step), ii = static_cast<u64>(s_.mma_ii);
   const auto lmma = static_cast<u64>(cfg_.mma_latency);
-  const auto steps = static_cast<u64>(s_.steps(c.work, kt));
-  // A fragment set: nl ldmatrix issued back to back, served back to back by the bank share.
-  auto load = [&]() {
-    const u64 st = std::max(u, sp.smem_free);
-    sp.smem_free = st + bank;
-    u += nl;
-    return st + bank + lat;
-  };
-  u64 frag = load();
-  for (u64 step = 0; step < steps; ++step) {
-    const u64 next = step + 1 < steps ? load() : 0;
-    u64 first = std::max({u, sp.pipe_free, frag});
+  // One k-step's mma.sync: the first once issue order, the pipe, the fragments and the
+  // previous k-step's accumulators allow; the rest back to back, one per mma_ii.
+  auto mma_step = [&](int buf) {
+    u64 first = std::max({u, sp.pipe_free, w.frag[buf]});
     if (w.t_prev0 != kUnknown) first = std::max(first, w.t_prev0 + lmma);
     w.t_prev0 = first;
     sp.pipe_free = first + m * ii;
     u = first + (m - 1) * ii + 1;
-    frag = next;
+    a.instructions += m;
+    a.mma += m;
+    a.tensor_busy += m * ii;
+  };
+  const auto steps = s_.steps(c.work, kt);
+  for (std::int64_t st = 0; st < steps; ++st) {
+    // The k-step's fragment set: nl ldmatrix issued back to back, served back to back by the
+    // sub-partition's bank share; then the previous k-step's mma.sync.
+    const int buf = static_cast<int>(w.next_step++ % 2);
+    const u64 start = std::max(u, sp.smem_free);
+    sp.smem_free = start + bank;
+    w.frag[buf] = start + bank + static_cast<u64>(cfg_.smem_latency);
+    u += nl;
+    a.instructions += nl;
+    a.ldmatrix += nl;
+    if (w.pending >= 0) mma_step(w.pending);
+    w.pending = buf;
   }
+  if (kt + 1 < c.kts) {
+    const auto k = static_cast<size_t>(kt + 1);
+    ++c.bar_count[k];
+    c.bar_last[k] = std::max(c.bar_last[k], u);
+    ++a.instructions;
+    return u;
+  }
+  mma_step(w.pending);
   w.acc_all = w.t_prev0 + (m - 1) * ii + lmma;
-  SmActivity& a = act(sm);
-  a.instructions += ncp + steps * (nl + m);
-  a.copies += ncp;
-  a.ldmatrix += steps * nl;
-  a.mma += steps * m;
-  a.tensor_busy += steps * m * ii;
-  if (kt + 1 == c.kts) return u - 1;
-  const auto k = static_cast<size_t>(kt + 1);
-  ++c.bar_count[k];
-  c.bar_last[k] = std::max(c.bar_last[k], u);
-  ++a.instructions;
-  return u;
+  return u - 1;
 }
 
 u64 Fast::wgmma_group(int sm, SpT& sp, WarpT& w, const CtaT& c, std::int64_t kt, u64 t0) {

@@ -234,14 +234,14 @@ bool Engine::issue(int sm, SubPartition& sp, Cta& c, size_t wi, std::uint64_t t)
       const std::uint64_t start = std::max(t, sp.smem_free);
       sp.smem_free = start + static_cast<std::uint64_t>(shape_.ldm_cycles);
       const std::uint64_t data = sp.smem_free + static_cast<std::uint64_t>(cfg_.smem_latency);
-      std::uint64_t& f = w.frag_ready[x.step % 2];
+      std::uint64_t& f = w.frag_ready[x.buf];
       f = x.first ? data : std::max(f, data);
       ++act.ldmatrix;
       break;
     }
     case WarpOp::kMma: {
       std::uint64_t& acc = w.acc_ready[static_cast<size_t>(x.idx)];
-      if (sp.pipe_free > t || w.frag_ready[x.step % 2] > t || acc > t) return false;
+      if (sp.pipe_free > t || w.frag_ready[x.buf] > t || acc > t) return false;
       sp.pipe_free = t + ii;
       acc = t + static_cast<std::uint64_t>(cfg_.mma_latency);
       ++act.mma;

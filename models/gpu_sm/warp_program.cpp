@@ -28,10 +28,24 @@ void copies(const MainloopShape& s, std::int64_t kt, WarpSection& sec) {
   }
 }
 
-void fragments(const MainloopShape& s, std::int64_t kt, std::int64_t step, WarpSection& sec) {
+/// The mainloop's k-steps, numbered across k-tiles: fragment buffers alternate by this number.
+struct Step {
+  std::int64_t kt, step, global;
+};
+
+void fragments(const MainloopShape& s, const Step& k, WarpSection& sec) {
   for (std::int64_t i = 0; i < s.ldm_per_step; ++i) {
-    WarpInstr x = instr(WarpOp::kLdmatrix, kt, step, i);
+    WarpInstr x = instr(WarpOp::kLdmatrix, k.kt, k.step, i);
     x.first = i == 0;
+    x.buf = static_cast<std::int32_t>(k.global % 2);
+    sec.instrs.push_back(x);
+  }
+}
+
+void mmas(const MainloopShape& s, const Step& k, WarpSection& sec) {
+  for (std::int64_t m = 0; m < s.mma_per_step; ++m) {
+    WarpInstr x = instr(WarpOp::kMma, k.kt, k.step, m);
+    x.buf = static_cast<std::int32_t>(k.global % 2);
     sec.instrs.push_back(x);
   }
 }
@@ -48,10 +62,11 @@ WarpSection epilogue(const MainloopShape& s, WarpWait wait, std::int64_t kt) {
   return e;
 }
 
-/// Multistage mainloop (CUTLASS sm80 MmaMultistage, simplified): prologue copies stages-1
-/// k-tiles; each k-tile waits at __syncthreads for its stage, copies the k-tile stages-1 ahead,
-/// loads k-step 0's fragments, then per k-step loads the next step's fragments and issues its
-/// mma.sync; the fragments of one k-tile are not prefetched across the barrier.
+/// Multistage mainloop (CUTLASS sm80 MmaMultistage, simplified): the prologue copies
+/// stages-1 k-tiles; each k-tile waits at __syncthreads for its stage, copies the k-tile
+/// stages-1 ahead and then, k-step by k-step, loads the next k-step's fragments before issuing
+/// the current k-step's mma.sync. As in CUTLASS, the barrier falls before the last k-step's
+/// mma.sync of the previous k-tile, so they overlap this k-tile's first fragment loads.
 std::vector<WarpSection> multistage(const MainloopShape& s, const CtaWork& c) {
   const std::int64_t kts = s.k_tiles(c);
   std::vector<WarpSection> p;
@@ -59,17 +74,20 @@ std::vector<WarpSection> multistage(const MainloopShape& s, const CtaWork& c) {
   for (std::int64_t kt = 0; kt < std::min(s.stages - 1, kts); ++kt) copies(s, kt, pro);
   pro.instrs.push_back(instr(WarpOp::kBarSync, 0));
   p.push_back(std::move(pro));
+  Step prev{-1, 0, -1};  // the k-step whose mma.sync are still to issue
   for (std::int64_t kt = 0; kt < kts; ++kt) {
     WarpSection sec = section(WarpWait::kBarrier, kt);
     if (kt + s.stages - 1 < kts) copies(s, kt + s.stages - 1, sec);
-    const std::int64_t steps = s.steps(c, kt);
-    fragments(s, kt, 0, sec);
-    for (std::int64_t st = 0; st < steps; ++st) {
-      if (st + 1 < steps) fragments(s, kt, st + 1, sec);
-      for (std::int64_t m = 0; m < s.mma_per_step; ++m)
-        sec.instrs.push_back(instr(WarpOp::kMma, kt, st, m));
+    for (std::int64_t st = 0; st < s.steps(c, kt); ++st) {
+      const Step k{kt, st, prev.global + 1};
+      fragments(s, k, sec);
+      if (prev.kt >= 0) mmas(s, prev, sec);
+      prev = k;
     }
-    if (kt + 1 < kts) sec.instrs.push_back(instr(WarpOp::kBarSync, kt + 1));
+    if (kt + 1 < kts)
+      sec.instrs.push_back(instr(WarpOp::kBarSync, kt + 1));
+    else
+      mmas(s, prev, sec);
     p.push_back(std::move(sec));
   }
   p.push_back(epilogue(s, WarpWait::kAccum, kts - 1));

@@ -40,6 +40,7 @@ struct WarpInstr {
   bool first = false;  ///< ldmatrix: first of a k-step's fragment set
   bool last = false;   ///< cp.async / TMA: last of its k-tile; store: last of the warp
   std::int32_t kt = 0, step = 0, idx = 0;  ///< k-tile, k-step in it, mma / wgmma index
+  std::int32_t buf = 0;  ///< ldmatrix / mma.sync: fragment buffer (k-steps alternate 0, 1)
 };
 
 struct WarpSection {

@@ -98,3 +98,30 @@ TEST_CASE("two CTAs on one SM take turns on the tensor pipes", "[gpu_sm][golden]
   CHECK(ref.ctas[1].finish > ref.ctas[0].finish);
   CHECK(fast.ctas == ref.ctas);
 }
+
+TEST_CASE("golden: the last k-step's mma.sync overlap the next k-tile's fragment loads",
+          "[gpu_sm][golden]") {
+  // The 16x16x16 A100 CTA of the first golden case with K = 32: two k-tiles.
+  //  prologue: cp 0, 1 (k-tile 0: 1 + 1 + 100 = 102), bar.sync at 2.
+  //  k-tile 0 (barrier at 102): cp 102, 103 (k-tile 1: 103 + 1 + 100 = 204); ldmatrix 104, 105
+  //    (banks 104..136, fragments at 165); bar.sync at 106. Its mma.sync wait past the barrier.
+  //  k-tile 1 (barrier at max(107, 204) = 204): ldmatrix 204, 205 (banks 204..236, fragments
+  //    at 265); k-tile 0's mma.sync at 206, 214 (their fragments landed at 165); k-tile 1's at
+  //    max(215, pipe 222, fragments 265, accumulators 206 + 32) = 265 and 273.
+  //  epilogue: accumulators at 265 + 8 + 32 = 305; cvt 305, 307, 309, 311; st.global 312:
+  //    finish 313; store done 312 + 1 + 100 = 413.
+  GemmLaunch l;
+  l.tile.bm = l.tile.bn = l.tile.bk = 16;
+  l.tile.warps_m = l.tile.warps_n = 1;
+  l.tile.stages = 2;
+  l.per_sm = {{CtaWork{0, 0, 0, 16, 16, 0, 32}}};
+  GemmRun fast;
+  const GemmRun ref = both(a100_sxm4_sm(), l, &fast);
+  REQUIRE(ref.ctas.size() == 1);
+  CHECK(ref.ctas[0].copy_issue == std::vector<std::uint64_t>{1, 103});
+  CHECK(ref.ctas[0].copy_done == std::vector<std::uint64_t>{102, 204});
+  CHECK(ref.ctas[0].finish == 313);
+  CHECK(ref.cycles == 413);
+  CHECK(fast.ctas == ref.ctas);
+  CHECK(fast.sms == ref.sms);
+}
