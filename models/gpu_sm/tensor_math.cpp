@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "models/mxu/numerics.h"
 
@@ -127,13 +128,22 @@ void tc_mma(TcType t, const std::uint32_t* a, std::int64_t lda, const std::uint3
       }
     return;
   }
+  // Decode each operand once (exact), then multiply-add in the stated order.
+  std::vector<float> av(static_cast<size_t>(m * k)), bv(static_cast<size_t>(k * n));
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t q = 0; q < k; ++q)
+      av[static_cast<size_t>(i * k + q)] = tc_decode(t, a[i * lda + q]);
+  for (std::int64_t q = 0; q < k; ++q)
+    for (std::int64_t j = 0; j < n; ++j)
+      bv[static_cast<size_t>(q * n + j)] = tc_decode(t, b[q * ldb + j]);
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < n; ++j) {
       // Separate statements: each product and sum is rounded to fp32 on its own (the build is
       // ISO C++, so the compiler does not contract them into FMAs).
-      float s = tc_decode(t, a[i * lda]) * tc_decode(t, b[j]);
+      const float* ar = av.data() + i * k;
+      float s = ar[0] * bv[static_cast<size_t>(j)];
       for (std::int64_t q = 1; q < k; ++q) {
-        const float p = tc_decode(t, a[i * lda + q]) * tc_decode(t, b[q * ldb + j]);
+        const float p = ar[q] * bv[static_cast<size_t>(q * n + j)];
         s += p;
       }
       acc_f[i * ldd + j] += s;

@@ -19,6 +19,7 @@ if(SYSTOLE_BUILD_TESTS)
             ${PROJECT_SOURCE_DIR}/tests/unit/gpu_sm/test_tensor_math.cpp
             ${PROJECT_SOURCE_DIR}/tests/unit/gpu_sm/test_warp_model.cpp
             ${PROJECT_SOURCE_DIR}/tests/unit/gpu_sm/test_warp_vs_tile.cpp
+            ${PROJECT_SOURCE_DIR}/tests/unit/gpu_sm/test_gpu_sm_speed.cpp
     LINKS models_timing
     LABELS gpu_sm)
 endif()

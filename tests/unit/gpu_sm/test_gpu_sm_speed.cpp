@@ -1,0 +1,78 @@
+// Speed of the two SM models on realistic GEMM main loops (a benchmark, hidden from the default
+// run: `gpu_sm_unit_tests "[bench]"`). Prints wall seconds, simulated cycles per second and the
+// tensor-pipe utilisation both models agree on.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "models/gpu_sm/gpu_sm_tile_model.h"
+#include "models/gpu_sm/gpu_sm_warp_model.h"
+
+using namespace systole;
+using namespace systole::models;
+
+namespace {
+
+GemmLaunch grid(const GemmCtaTile& t, std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
+  GemmLaunch l;
+  l.tile = t;
+  l.per_sm.assign(static_cast<size_t>(sms), {});
+  std::int64_t id = 0;
+  for (std::int64_t m0 = 0; m0 < m; m0 += t.bm)
+    for (std::int64_t n0 = 0; n0 < n; n0 += t.bn, ++id)
+      l.per_sm[static_cast<size_t>(id % sms)].push_back(
+          CtaWork{id, m0, n0, std::min(t.bm, m - m0), std::min(t.bn, n - n0), 0, k});
+  return l;
+}
+
+void bench(const char* name, const GpuSmConfig& c, const GemmLaunch& l, double bw) {
+  using clock = std::chrono::steady_clock;
+  const int sms = static_cast<int>(l.per_sm.size());
+  LatencyBandwidthPort p1(sms, bw, 0, 500), p2(sms, bw, 0, 500);
+  const auto t0 = clock::now();
+  const GemmRun ref = GpuSmWarpModel(c, p1).run(l);
+  const auto t1 = clock::now();
+  GemmRun fast;
+  const int reps = 20;
+  for (int i = 0; i < reps; ++i) {
+    LatencyBandwidthPort p(sms, bw, 0, 500);
+    fast = GpuSmTileModel(c, p).run(l);
+  }
+  const auto t2 = clock::now();
+  REQUIRE(fast.ctas == ref.ctas);
+  const double rs = std::chrono::duration<double>(t1 - t0).count();
+  const double fs = std::chrono::duration<double>(t2 - t1).count() / reps;
+  const double util =
+      static_cast<double>(ref.sms[0].tensor_busy) /
+      static_cast<double>(ref.cycles * static_cast<std::uint64_t>(c.sub_partitions));
+  std::cout << fmt::format(
+      "{}: {} cycles on {} SMs, {} CTAs resident, tensor pipes {:.1f}% busy (SM 0); warp-level "
+      "{:.3f} s ({:.3g} cycles/s), tile-level {:.5f} s ({:.3g} cycles/s), {:.0f}x\n",
+      name, ref.cycles, sms, ref.resident, 100 * util, rs, static_cast<double>(ref.cycles) / rs, fs,
+      static_cast<double>(ref.cycles) / fs, rs / fs);
+}
+
+}  // namespace
+
+TEST_CASE("gpu_sm model speed on 1024^3 GEMMs", "[.][gpu_sm][bench]") {
+  GemmCtaTile a;  // CUTLASS sm80 128x128x32, 2x2 warps of 64x64, 3 stages
+  a.bm = a.bn = 128;
+  a.bk = 32;
+  a.stages = 3;
+  bench("A100 fp16 1024^3, 128x128x32 x3, 4 SMs, 64 B/clk/SM", a100_sxm4_sm(),
+        grid(a, 1024, 1024, 1024, 4), 64);
+  GemmCtaTile h;  // CUTLASS sm90 128x128x64, two consumer warpgroups, 4 stages
+  h.bm = h.bn = 128;
+  h.bk = 64;
+  h.stages = 4;
+  h.warps_m = 2;
+  h.warps_n = 1;
+  h.instr = MmaInstr::kWgmma;
+  h.copy = CopyEngine::kTma;
+  h.regs_per_thread = 168;
+  bench("H100 fp16 1024^3, 128x128x64 x4 wgmma, 4 SMs, 128 B/clk/SM", h100_sxm5_sm(),
+        grid(h, 1024, 1024, 1024, 4), 128);
+}
