@@ -47,6 +47,7 @@ struct CtaT {
 
 struct SpT {
   u64 sched_free = 0, pipe_free = 0, smem_free = 0, fp_free = 0, sfu_free = 0;
+  u64 queued = kUnknown;  ///< the one dispatch event that counts (later ones are stale)
 };
 
 /// Events of one time are handled launches first, then scheduler dispatches, then memory
@@ -73,6 +74,8 @@ class Fast {
   void update_ready(int sm, CtaT& c);
   void launch(int sm, int slot, u64 t);
   void dispatch(int sm, std::int64_t p, u64 t);
+  /// Makes sure sub-partition p looks for a section to start no later than t.
+  void wake(int sm, std::int64_t p, u64 t);
   u64 execute(int sm, SpT& sp, CtaT& c, WarpT& w, u64 t0);
   u64 prologue(int sm, CtaT& c, u64 t0);
   u64 main_ktile(int sm, SpT& sp, CtaT& c, WarpT& w, std::int64_t kt, u64 t0);
@@ -225,29 +228,45 @@ void Fast::update_ready(int sm, CtaT& c) {
     w.ready = ready_time(c, w);
     if (w.ready == kUnknown) continue;
     const SpT& sp = sps_[static_cast<size_t>(sm)][static_cast<size_t>(w.sp)];
-    push(std::max(w.ready, sp.sched_free), 1, sm, static_cast<int>(w.sp));
+    wake(sm, w.sp, std::max(w.ready, sp.sched_free));
   }
+}
+
+void Fast::wake(int sm, std::int64_t p, u64 t) {
+  SpT& sp = sps_[static_cast<size_t>(sm)][static_cast<size_t>(p)];
+  if (sp.queued <= t) return;  // an earlier dispatch will look again (and wake again)
+  sp.queued = t;
+  push(t, 1, sm, static_cast<int>(p));
 }
 
 void Fast::dispatch(int sm, std::int64_t p, u64 t) {
   SpT& sp = sps_[static_cast<size_t>(sm)][static_cast<size_t>(p)];
-  if (sp.sched_free > t) return;
+  if (sp.queued != t) return;  // stale
+  sp.queued = kUnknown;
   auto& slots = slots_[static_cast<size_t>(sm)];
   CtaT* best = nullptr;
   size_t best_w = 0;
+  u64 soon = kUnknown;  // the earliest later ready time, if nothing is ready now
   for (size_t s = 0; s < slots.size(); ++s) {
     if (!live_[static_cast<size_t>(sm)][s]) continue;
     CtaT& c = slots[s];
     for (size_t i = 0; i < c.warps.size(); ++i) {
       const WarpT& w = c.warps[i];
-      if (w.sp != p || w.done() || w.ready == kUnknown || w.ready > t) continue;
+      if (w.sp != p || w.done() || w.ready == kUnknown) continue;
+      if (w.ready > t) {
+        soon = std::min(soon, w.ready);
+        continue;
+      }
       if (!best || std::make_tuple(c.age, i) < std::make_tuple(best->age, best_w)) {
         best = &c;
         best_w = i;
       }
     }
   }
-  if (!best) return;
+  if (!best) {
+    if (soon != kUnknown) wake(sm, p, soon);
+    return;
+  }
   WarpT& w = best->warps[best_w];
   const u64 end = execute(sm, sp, *best, w, t);
   sp.sched_free = end + 1;
@@ -258,7 +277,7 @@ void Fast::dispatch(int sm, std::int64_t p, u64 t) {
     run_.ctas[best->record].finish = best->last_issue + 1;
     push(best->last_issue + 1, 0, sm, best->slot);
   }
-  push(sp.sched_free, 1, sm, static_cast<int>(p));
+  wake(sm, p, sp.sched_free);
   update_ready(sm, *best);
 }
 
