@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/gpu_sm/gmem_port.h"
 #include "models/gpu_sm/gpu_cta_tile.h"
 
 namespace systole::models {
@@ -63,6 +64,11 @@ struct CtaResult {
   std::vector<float> f;
   std::vector<std::int32_t> i;
 };
+
+/// The port request for CTA `w`'s copy of k-tile `kt` (or its store when `store`), issued at
+/// `issue` from residency slot `slot` of SM `sm`.
+GmemRequest gemm_request(const MainloopShape& s, const CtaWork& w, int sm, int slot,
+                         std::int64_t kt, bool store, std::uint64_t issue);
 
 /// Resident CTAs per SM for a launch: occupancy, capped by max_resident.
 std::int64_t resident_ctas(const GpuSmConfig& c, const GemmLaunch& l);

@@ -417,15 +417,8 @@ u64 Fast::epilogue(int sm, SpT& sp, CtaT& c, u64 t0) {
 void Fast::memory(const Ev& e) {
   CtaT& c = slots_[static_cast<size_t>(e.sm)][static_cast<size_t>(e.slot)];
   CtaRecord& r = run_.ctas[c.record];
-  GmemRequest q;
-  q.sm = e.sm;
-  q.slot = e.slot;
-  q.cta = c.work.id;
-  q.k_tile = e.kt;
-  q.store = e.store;
-  q.bytes = e.store ? s_.store_bytes(c.work) : s_.copy_bytes(c.work, e.kt);
-  q.issue = Cycles(e.t);
-  const u64 done = port_.complete(q).value();
+  const u64 done =
+      port_.complete(gemm_request(s_, c.work, e.sm, e.slot, e.kt, e.store, e.t)).value();
   if (done <= e.t) throw SimError("gpu_sm: the memory port answered no later than the request");
   if (e.store) {
     r.store_issue = e.t;

@@ -309,15 +309,8 @@ void Engine::end_cycle(std::uint64_t t) {
 void Engine::answer(const Pending& p, std::uint64_t t) {
   Cta& c = *slots_[static_cast<size_t>(p.sm)][static_cast<size_t>(p.slot)];
   CtaRecord& r = run_.ctas[c.record];
-  GmemRequest q;
-  q.sm = p.sm;
-  q.slot = p.slot;
-  q.cta = c.work.id;
-  q.k_tile = p.kt;
-  q.store = p.store;
-  q.bytes = p.store ? shape_.store_bytes(c.work) : shape_.copy_bytes(c.work, p.kt);
-  q.issue = Cycles(t);
-  const std::uint64_t done = port_.complete(q).value();
+  const std::uint64_t done =
+      port_.complete(gemm_request(shape_, c.work, p.sm, p.slot, p.kt, p.store, t)).value();
   if (done <= t) throw SimError("gpu_sm: the memory port answered no later than the request");
   progress_ = t;
   if (p.store) {

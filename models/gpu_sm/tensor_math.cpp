@@ -8,22 +8,6 @@
 
 namespace systole::models {
 
-namespace {
-
-std::uint32_t float_bits(float x) {
-  std::uint32_t b;
-  std::memcpy(&b, &x, sizeof b);
-  return b;
-}
-
-float bits_float(std::uint32_t b) {
-  float x;
-  std::memcpy(&x, &b, sizeof x);
-  return x;
-}
-
-}  // namespace
-
 std::uint16_t encode_fp16(float x) {
   const std::uint16_t sign = std::signbit(x) ? 0x8000 : 0;
   if (std::isnan(x)) return sign | 0x7e00;
@@ -64,7 +48,8 @@ float decode_fp16(std::uint16_t bits) {
 }
 
 std::uint32_t encode_tf32(float x) {
-  std::uint32_t b = float_bits(x);
+  std::uint32_t b;
+  std::memcpy(&b, &x, sizeof b);
   if (std::isnan(x)) return (b | 0x00400000u) & ~0x1fffu;
   if (std::isinf(x)) return b;
   // Round to nearest even at bit 13; a carry into the exponent is the correct rounding (and
@@ -74,7 +59,12 @@ std::uint32_t encode_tf32(float x) {
   return b & ~0x1fffu;
 }
 
-float decode_tf32(std::uint32_t bits) { return bits_float(bits & ~0x1fffu); }
+float decode_tf32(std::uint32_t bits) {
+  const std::uint32_t b = bits & ~0x1fffu;
+  float x;
+  std::memcpy(&x, &b, sizeof x);
+  return x;
+}
 
 std::uint32_t tc_encode(TcType t, float x) {
   switch (t) {

@@ -16,6 +16,20 @@ GemmRun both(const GpuSmConfig& c, const GemmLaunch& l, GemmRun* fast) {
   return GpuSmWarpModel(c, p1).run(l);
 }
 
+/// The 16x16x16 fp16 CTA of the A100 golden cases (one warp, 2 stages), one per K in `ks`.
+GemmLaunch tiny_a100(std::initializer_list<std::int64_t> ks) {
+  GemmLaunch l;
+  l.tile.bm = l.tile.bn = l.tile.bk = 16;
+  l.tile.warps_m = l.tile.warps_n = 1;
+  l.tile.stages = 2;
+  l.per_sm.resize(1);
+  for (std::int64_t k : ks) {
+    const auto id = static_cast<std::int64_t>(l.per_sm[0].size());
+    l.per_sm[0].push_back(CtaWork{id, 0, 16 * id, 16, 16, 0, k});
+  }
+  return l;
+}
+
 }  // namespace
 
 TEST_CASE("golden: one A100 mma.sync warp, one k-tile", "[gpu_sm][golden]") {
@@ -28,11 +42,7 @@ TEST_CASE("golden: one A100 mma.sync warp, one k-tile", "[gpu_sm][golden]") {
   //  epilogue: accumulators at 163 + 8 + 32 = 203; 4 cvt on FP32 lanes (2 cycles each: 16
   //    lanes per sub-partition) at 203, 205, 207, 209; st.global at 210: finish 211; the store
   //    (512 B) completes at 210 + 1 + 100 = 311.
-  GemmLaunch l;
-  l.tile.bm = l.tile.bn = l.tile.bk = 16;
-  l.tile.warps_m = l.tile.warps_n = 1;
-  l.tile.stages = 2;
-  l.per_sm = {{CtaWork{0, 0, 0, 16, 16, 0, 16}}};
+  const GemmLaunch l = tiny_a100({16});
   GemmRun fast;
   const GemmRun ref = both(a100_sxm4_sm(), l, &fast);
   REQUIRE(ref.ctas.size() == 1);
@@ -83,11 +93,7 @@ TEST_CASE("golden: one H100 wgmma warpgroup, two k-tiles", "[gpu_sm][golden]") {
 TEST_CASE("two CTAs on one SM take turns on the tensor pipes", "[gpu_sm][golden]") {
   // The 16x16x16 CTA above twice, resident together: the second CTA's copy queues behind the
   // first on the port (done at 103) and its warp shares sub-partition 0 with the first's.
-  GemmLaunch l;
-  l.tile.bm = l.tile.bn = l.tile.bk = 16;
-  l.tile.warps_m = l.tile.warps_n = 1;
-  l.tile.stages = 2;
-  l.per_sm = {{CtaWork{0, 0, 0, 16, 16, 0, 16}, CtaWork{1, 0, 16, 16, 16, 0, 16}}};
+  const GemmLaunch l = tiny_a100({16, 16});
   GemmRun fast;
   const GemmRun ref = both(a100_sxm4_sm(), l, &fast);
   REQUIRE(ref.resident >= 2);
@@ -110,11 +116,7 @@ TEST_CASE("golden: the last k-step's mma.sync overlap the next k-tile's fragment
   //    max(215, pipe 222, fragments 265, accumulators 206 + 32) = 265 and 273.
   //  epilogue: accumulators at 265 + 8 + 32 = 305; cvt 305, 307, 309, 311; st.global 312:
   //    finish 313; store done 312 + 1 + 100 = 413.
-  GemmLaunch l;
-  l.tile.bm = l.tile.bn = l.tile.bk = 16;
-  l.tile.warps_m = l.tile.warps_n = 1;
-  l.tile.stages = 2;
-  l.per_sm = {{CtaWork{0, 0, 0, 16, 16, 0, 32}}};
+  const GemmLaunch l = tiny_a100({32});
   GemmRun fast;
   const GemmRun ref = both(a100_sxm4_sm(), l, &fast);
   REQUIRE(ref.ctas.size() == 1);
