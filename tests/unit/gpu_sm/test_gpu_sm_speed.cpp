@@ -55,7 +55,49 @@ void bench(const char* name, const GpuSmConfig& c, const GemmLaunch& l, double b
       static_cast<double>(ref.cycles) / fs, rs / fs);
 }
 
+/// Cycles of the tile-level model with one assumption changed.
+std::uint64_t cycles_with(GpuSmConfig c, const GemmLaunch& l, double bw, std::int64_t mma_lat,
+                          std::int64_t wgmma_lat) {
+  c.mma_latency = mma_lat;
+  c.wgmma_latency = wgmma_lat;
+  LatencyBandwidthPort p(static_cast<int>(l.per_sm.size()), bw, 0, 500);
+  return GpuSmTileModel(c, p).run(l).cycles;
+}
+
 }  // namespace
+
+TEST_CASE("gpu_sm sensitivity to the latency assumptions", "[.][gpu_sm][bench]") {
+  GemmCtaTile a;
+  a.bm = a.bn = 128;
+  a.bk = 32;
+  a.stages = 3;
+  const GemmLaunch la = grid(a, 1024, 1024, 1024, 4);
+  GemmCtaTile small = a;  // 4 warps of 32x32: 8 mma per k-step, 64 cycles, near the latency
+  small.bm = small.bn = 64;
+  const GemmLaunch ls = grid(small, 1024, 1024, 1024, 4);
+  GemmCtaTile h;
+  h.bm = h.bn = 128;
+  h.bk = 64;
+  h.stages = 4;
+  h.warps_m = 2;
+  h.warps_n = 1;
+  h.instr = MmaInstr::kWgmma;
+  h.copy = CopyEngine::kTma;
+  h.regs_per_thread = 168;
+  const GemmLaunch lh = grid(h, 1024, 1024, 1024, 4);
+  const GpuSmConfig ac = a100_sxm4_sm(), hc = h100_sxm5_sm();
+  const auto row = [](const char* what, std::uint64_t lo, std::uint64_t mid, std::uint64_t hi) {
+    std::cout << fmt::format("{}: {:+.2f}% / {:+.2f}%\n", what,
+                             100.0 * (static_cast<double>(lo) / static_cast<double>(mid) - 1),
+                             100.0 * (static_cast<double>(hi) / static_cast<double>(mid) - 1));
+  };
+  row("A100 128x128x32 1024^3, mma_latency 16 / 40 vs 32", cycles_with(ac, la, 64, 16, 32),
+      cycles_with(ac, la, 64, 32, 32), cycles_with(ac, la, 64, 40, 32));
+  row("A100 64x64x32 1024^3, mma_latency 16 / 40 vs 32", cycles_with(ac, ls, 64, 16, 32),
+      cycles_with(ac, ls, 64, 32, 32), cycles_with(ac, ls, 64, 40, 32));
+  row("H100 128x128x64 wgmma 1024^3, wgmma_latency 16 / 64 vs 32", cycles_with(hc, lh, 128, 32, 16),
+      cycles_with(hc, lh, 128, 32, 32), cycles_with(hc, lh, 128, 32, 64));
+}
 
 TEST_CASE("gpu_sm model speed on 1024^3 GEMMs", "[.][gpu_sm][bench]") {
   GemmCtaTile a;  // CUTLASS sm80 128x128x32, 2x2 warps of 64x64, 3 stages

@@ -2,6 +2,7 @@
 // derived by hand from the rules in models/gpu_sm/README.md.
 #include <catch2/catch.hpp>
 
+#include "models/gpu_sm/gpu_sm_stats.h"
 #include "models/gpu_sm/gpu_sm_tile_model.h"
 #include "models/gpu_sm/gpu_sm_warp_model.h"
 
@@ -126,4 +127,17 @@ TEST_CASE("golden: the last k-step's mma.sync overlap the next k-tile's fragment
   CHECK(ref.cycles == 413);
   CHECK(fast.ctas == ref.ctas);
   CHECK(fast.sms == ref.sms);
+}
+
+TEST_CASE("gpu_sm stats read the run record", "[gpu_sm][stats]") {
+  GemmRun fast;
+  const GemmRun ref = both(a100_sxm4_sm(), tiny_a100({16}), &fast);
+  stats::StatGroup root("gpu0", "gpu");
+  stats::StatGroup& g = root.group("sm0", "gpu_sm");
+  declare_gpu_sm_stats(g, {[&] { return fast.sms[0]; }, [&] { return fast.cycles; }}, 4);
+  CHECK(std::get<std::int64_t>(g.find("mma_instructions")->value(stats::kRun)) == 2);
+  CHECK(std::get<std::int64_t>(g.find("tensor_busy_cycles")->value(stats::kRun)) == 16);
+  // 16 busy cycles over 4 pipes x 311 cycles (the golden case above).
+  CHECK(std::get<double>(g.find("tensor_utilization")->value(stats::kRun)) ==
+        Approx(16.0 / (4 * 311)));
 }

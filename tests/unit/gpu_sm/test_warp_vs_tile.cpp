@@ -42,6 +42,19 @@ TEST_CASE("tile-level model equals the warp-level reference on 600 random cases"
     REQUIRE(ref.sms == fast.sms);
     REQUIRE(ref.cycles == fast.cycles);
     REQUIRE(ref.resident == fast.resident);
+    // Analytical bounds: no SM finishes before its tensor pipes could do its mma work, nor
+    // before its port could move its bytes.
+    for (size_t sm = 0; sm < ref.sms.size(); ++sm) {
+      CHECK(ref.cycles * static_cast<std::uint64_t>(r.sm.sub_partitions) >=
+            ref.sms[sm].tensor_busy);
+      std::uint64_t bytes = 0;
+      for (const auto& w : r.launch.per_sm[sm]) {
+        const MainloopShape s = mainloop_shape(r.sm, r.launch.tile);
+        for (std::int64_t kt = 0; kt < s.k_tiles(w); ++kt) bytes += s.copy_bytes(w, kt).value();
+        bytes += s.store_bytes(w).value();
+      }
+      CHECK(static_cast<double>(ref.cycles) >= static_cast<double>(bytes) / r.sm_bw);
+    }
     cycles += ref.cycles;
     hopper += r.sm.arch == GpuArch::kHopper;
     wgmma += r.launch.tile.instr == MmaInstr::kWgmma;

@@ -6,6 +6,7 @@ target_sources(models_timing PRIVATE
   ${PROJECT_SOURCE_DIR}/models/gpu_sm/gpu_occupancy.cpp
   ${PROJECT_SOURCE_DIR}/models/gpu_sm/gpu_cta_tile.cpp
   ${PROJECT_SOURCE_DIR}/models/gpu_sm/gpu_sm_run.cpp
+  ${PROJECT_SOURCE_DIR}/models/gpu_sm/gpu_sm_stats.cpp
   ${PROJECT_SOURCE_DIR}/models/gpu_sm/gmem_port.cpp
   ${PROJECT_SOURCE_DIR}/models/gpu_sm/tensor_math.cpp
   ${PROJECT_SOURCE_DIR}/models/gpu_sm/warp_program.cpp
