@@ -71,7 +71,11 @@ class Fast {
  private:
   std::pair<Kind, std::int64_t> section_of(const CtaT& c, const WarpT& w) const;
   u64 ready_time(const CtaT& c, const WarpT& w) const;
-  void update_ready(int sm, CtaT& c);
+  /// Learns when warps of `c` may start their next sections (all warps, or only `only`).
+  void update_ready(int sm, CtaT& c, const WarpT* only = nullptr);
+  /// Whether a section's effects may let other warps of the CTA start: a barrier or a stage
+  /// slot all compute warps have now reached.
+  bool releases_others(const CtaT& c, Kind kind, std::int64_t kt) const;
   void launch(int sm, int slot, u64 t);
   void dispatch(int sm, std::int64_t p, u64 t);
   /// Makes sure sub-partition p looks for a section to start no later than t.
@@ -92,6 +96,7 @@ class Fast {
   GmemPort& port_;
   const GemmLaunch& launch_;
   MainloopShape s_;
+  std::vector<std::vector<size_t>> sp_warps_;  ///< warps of a CTA on each sub-partition
   std::vector<std::vector<CtaT>> slots_;
   std::vector<std::vector<bool>> live_;
   std::vector<std::vector<SpT>> sps_;
@@ -111,6 +116,10 @@ GemmRun Fast::run() {
   sps_.assign(sms, std::vector<SpT>(static_cast<size_t>(cfg_.sub_partitions)));
   next_.assign(sms, 0);
   ages_.assign(sms, 0);
+  sp_warps_.assign(static_cast<size_t>(cfg_.sub_partitions), {});
+  for (std::int64_t w = 0; w < s_.warps; ++w)
+    sp_warps_[static_cast<size_t>(s_.sp_of(w, cfg_.sub_partitions))].push_back(
+        static_cast<size_t>(w));
   for (size_t sm = 0; sm < sms; ++sm)
     for (size_t slot = 0; slot < res; ++slot)
       push(0, 0, static_cast<int>(sm), static_cast<int>(slot));
@@ -222,9 +231,9 @@ u64 Fast::ready_time(const CtaT& c, const WarpT& w) const {
   return r == kUnknown ? r : std::max(r, c.start);
 }
 
-void Fast::update_ready(int sm, CtaT& c) {
+void Fast::update_ready(int sm, CtaT& c, const WarpT* only) {
   for (auto& w : c.warps) {
-    if (w.done() || w.ready != kUnknown) continue;
+    if (w.done() || w.ready != kUnknown || (only && &w != only)) continue;
     w.ready = ready_time(c, w);
     if (w.ready == kUnknown) continue;
     const SpT& sp = sps_[static_cast<size_t>(sm)][static_cast<size_t>(w.sp)];
@@ -250,9 +259,9 @@ void Fast::dispatch(int sm, std::int64_t p, u64 t) {
   for (size_t s = 0; s < slots.size(); ++s) {
     if (!live_[static_cast<size_t>(sm)][s]) continue;
     CtaT& c = slots[s];
-    for (size_t i = 0; i < c.warps.size(); ++i) {
+    for (const size_t i : sp_warps_[static_cast<size_t>(p)]) {
       const WarpT& w = c.warps[i];
-      if (w.sp != p || w.done() || w.ready == kUnknown) continue;
+      if (w.done() || w.ready == kUnknown) continue;
       if (w.ready > t) {
         soon = std::min(soon, w.ready);
         continue;
@@ -268,6 +277,7 @@ void Fast::dispatch(int sm, std::int64_t p, u64 t) {
     return;
   }
   WarpT& w = best->warps[best_w];
+  const auto [kind, kt] = section_of(*best, w);
   const u64 end = execute(sm, sp, *best, w, t);
   sp.sched_free = end + 1;
   best->last_issue = std::max(best->last_issue, end);
@@ -278,7 +288,16 @@ void Fast::dispatch(int sm, std::int64_t p, u64 t) {
     push(best->last_issue + 1, 0, sm, best->slot);
   }
   wake(sm, p, sp.sched_free);
-  update_ready(sm, *best);
+  update_ready(sm, *best, releases_others(*best, kind, kt) ? nullptr : &w);
+}
+
+bool Fast::releases_others(const CtaT& c, Kind kind, std::int64_t kt) const {
+  if (kind == Kind::kRelease) return c.empty_count[static_cast<size_t>(kt - 1)] == s_.compute_warps;
+  if (kind == Kind::kPrologue || kind == Kind::kMain) {
+    const auto k = static_cast<size_t>(kind == Kind::kPrologue ? 0 : kt + 1);
+    return k < c.bar_count.size() && c.bar_count[k] == s_.compute_warps;
+  }
+  return false;
 }
 
 u64 Fast::execute(int sm, SpT& sp, CtaT& c, WarpT& w, u64 t0) {
