@@ -18,6 +18,7 @@ struct GmemRequest {
   int slot = 0;             ///< the CTA's residency slot on its SM
   std::int64_t cta = 0;     ///< CtaWork::id
   std::int64_t k_tile = 0;  ///< -1 for the store
+  std::int64_t stage = 0;   ///< the shared-memory stage the copy fills (k_tile mod stages)
   bool store = false;
   Bytes bytes{0};
   Cycles issue{0};  ///< SM cycle the last instruction of the copy (or store) issued

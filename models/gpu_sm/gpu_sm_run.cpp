@@ -11,6 +11,7 @@ GmemRequest gemm_request(const MainloopShape& s, const CtaWork& w, int sm, int s
   q.slot = slot;
   q.cta = w.id;
   q.k_tile = store ? -1 : kt;
+  q.stage = store ? 0 : kt % s.stages;
   q.store = store;
   q.bytes = store ? s.store_bytes(w) : s.copy_bytes(w, kt);
   q.issue = Cycles(issue);

@@ -5,6 +5,8 @@
 
 #include <random>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -30,6 +32,39 @@ class JitterPort : public models::GmemPort {
  private:
   models::LatencyBandwidthPort inner_;
   std::uint64_t jitter_;
+};
+
+/// Records every request in call order and checks the port contract: nondecreasing issue
+/// cycles, requests of one cycle in (SM, slot) order.
+class RecordingPort : public models::GmemPort {
+ public:
+  explicit RecordingPort(models::GmemPort& inner) : inner_(inner) {}
+  Cycles complete(const models::GmemRequest& r) override {
+    if (!calls_.empty()) {
+      const models::GmemRequest& p = calls_.back();
+      if (r.issue < p.issue ||
+          (r.issue == p.issue && std::make_pair(r.sm, r.slot) < std::make_pair(p.sm, p.slot)))
+        ordered_ = false;
+    }
+    calls_.push_back(r);
+    return inner_.complete(r);
+  }
+  bool ordered() const { return ordered_; }
+  /// The calls as comparable tuples.
+  std::vector<std::tuple<int, int, std::int64_t, std::int64_t, bool, std::uint64_t, std::uint64_t>>
+  calls() const {
+    std::vector<
+        std::tuple<int, int, std::int64_t, std::int64_t, bool, std::uint64_t, std::uint64_t>>
+        v;
+    for (const auto& c : calls_)
+      v.emplace_back(c.sm, c.slot, c.cta, c.k_tile, c.store, c.bytes.value(), c.issue.value());
+    return v;
+  }
+
+ private:
+  models::GmemPort& inner_;
+  std::vector<models::GmemRequest> calls_;
+  bool ordered_ = true;
 };
 
 struct RandomGemm {

@@ -24,8 +24,9 @@ TEST_CASE("tile-level model equals the warp-level reference on 600 random cases"
   for (int i = 0; i < cases; ++i) {
     const test::RandomGemm r = test::random_gemm(g);
     INFO("case " << i << ": " << r.describe());
-    auto p1 = r.port();
-    auto p2 = r.port();
+    auto j1 = r.port();
+    auto j2 = r.port();
+    test::RecordingPort p1(j1), p2(j2);
     const auto t0 = clock::now();
     const GemmRun ref = GpuSmWarpModel(r.sm, p1).run(r.launch);
     const auto t1 = clock::now();
@@ -42,6 +43,10 @@ TEST_CASE("tile-level model equals the warp-level reference on 600 random cases"
     REQUIRE(ref.sms == fast.sms);
     REQUIRE(ref.cycles == fast.cycles);
     REQUIRE(ref.resident == fast.resident);
+    // Both honour the port contract and make the same calls in the same order.
+    REQUIRE(p1.ordered());
+    REQUIRE(p2.ordered());
+    REQUIRE(p1.calls() == p2.calls());
     // Analytical bounds: no SM finishes before its tensor pipes could do its mma work, nor
     // before its port could move its bytes.
     for (size_t sm = 0; sm < ref.sms.size(); ++sm) {
