@@ -44,6 +44,7 @@ struct SmActivity {
   }
 };
 
+/// The record of one launch: what the tile-level model must reproduce exactly.
 struct GemmRun {
   std::uint64_t cycles = 0;     ///< last CTA finish or store completion, over all SMs
   std::int64_t resident = 0;    ///< CTAs per SM at once

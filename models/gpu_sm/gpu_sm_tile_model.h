@@ -12,6 +12,8 @@
 
 namespace systole::models {
 
+/// Tile-level GEMM main loop on 1..N SMs: one closed-form event per warp section (the
+/// default; equals GpuSmWarpModel's record exactly). Key simplification: README rule 2.
 class GpuSmTileModel {
  public:
   GpuSmTileModel(const GpuSmConfig& c, GmemPort& port) : cfg_(c), port_(port) {}

@@ -15,6 +15,8 @@
 
 namespace systole::models {
 
+/// Warp-level reference of the GEMM main loop on 1..N SMs: every warp, every cycle, real
+/// tensor-core arithmetic on request. Key simplification: README rule 2.
 class GpuSmWarpModel {
  public:
   GpuSmWarpModel(const GpuSmConfig& c, GmemPort& port) : cfg_(c), port_(port) {}

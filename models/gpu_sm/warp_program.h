@@ -35,6 +35,7 @@ enum class WarpWait : std::uint8_t {
   kAccum,      ///< every accumulator of this warp is written (last mma.sync + latency)
 };
 
+/// One warp instruction of the main loop, with what its scoreboards and barriers need.
 struct WarpInstr {
   WarpOp op = WarpOp::kMma;
   bool first = false;  ///< ldmatrix: first of a k-step's fragment set
@@ -43,6 +44,7 @@ struct WarpInstr {
   std::int32_t buf = 0;  ///< ldmatrix / mma.sync: fragment buffer (k-steps alternate 0, 1)
 };
 
+/// A wait and the instructions that follow it until the next wait.
 struct WarpSection {
   WarpWait wait = WarpWait::kLaunch;
   std::int32_t kt = 0;
