@@ -97,6 +97,8 @@ class Engine {
 };
 
 GemmRun Engine::run() {
+  SYSTOLE_ASSERT(!ops_ || ops_->type == launch_.tile.in_type,
+                 "the operands' type differs from the tile's input type");
   const int sms = static_cast<int>(launch_.per_sm.size());
   run_.resident = resident_ctas(cfg_, launch_);
   run_.sms.assign(static_cast<size_t>(sms), {});

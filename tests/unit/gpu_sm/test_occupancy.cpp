@@ -100,4 +100,14 @@ TEST_CASE("CTA tiles the SM cannot run are ConfigErrors", "[gpu_sm][occupancy]")
   t.warps_m = 2;
   t.warps_n = 1;
   CHECK_THROWS_WITH(mainloop_shape(h, t), Contains("256"));
+  // A CTA's work must fit its tile.
+  GemmCtaTile tile;
+  try {
+    check_cta_work(tile, CtaWork{3, 0, 0, 129, 16, 0, 64});
+    FAIL("accepted a CTA larger than its tile");
+  } catch (const ConfigError& e) {
+    CHECK(e.path() == "cta.work");
+    CHECK_THAT(e.message(), Contains("CTA 3"));
+  }
+  CHECK_THROWS_WITH(check_cta_work(tile, CtaWork{4, 0, 0, 16, 16, 0, 0}), Contains("empty K"));
 }
