@@ -216,6 +216,12 @@ const config::SchemaOf<GpuSmConfig>& GpuSmConfig::schema() {
     GpuSmSchema b("gpu_sm",
                   "GPU streaming multiprocessor: tensor-core pipes, occupancy, shared "
                   "memory (warp-level reference and tile-level model)");
+    b.choice<GpuSmModel>("model", &GpuSmConfig::model,
+                         {{"tile", GpuSmModel::kTile}, {"warp", GpuSmModel::kWarp}},
+                         std::string("tile"),
+                         "tile: one closed-form event per warp section (the default); warp: the "
+                         "warp-level reference, every warp every cycle, same cycles, ~20-50x "
+                         "slower");
     b.preset_choice();
     b.preset_key(
         "arch", config::ParamType::kEnum, "", "ampere | hopper",

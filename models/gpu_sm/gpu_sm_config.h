@@ -16,6 +16,10 @@ namespace systole::models {
 enum class GpuArch { kAmpere, kHopper };
 enum class GpuSmPreset { kA100Sxm4, kH100Sxm5 };
 
+/// Which model runs the SM's main loops: the tile-level one (the default) or the warp-level
+/// reference (every warp, every cycle; same cycles, ~20-50x slower).
+enum class GpuSmModel { kTile, kWarp };
+
 /// Tensor-core input types. Accumulation is fp32, except int8 (int32).
 enum class TcType { kFp16, kBf16, kTf32, kFp8E4M3, kFp8E5M2, kInt8 };
 
@@ -28,6 +32,7 @@ bool tc_type_is_int(TcType t);
 
 /// The `gpu_sm` section, preset applied; cycles are SM clock cycles.
 struct GpuSmConfig {
+  GpuSmModel model = GpuSmModel::kTile;
   GpuSmPreset preset = GpuSmPreset::kA100Sxm4;
   GpuArch arch = GpuArch::kAmpere;
   std::int64_t sub_partitions = 0;  ///< processing blocks, each a warp scheduler + tensor core

@@ -2,9 +2,11 @@
 // derived by hand from the rules in models/gpu_sm/README.md.
 #include <catch2/catch.hpp>
 
+#include "models/gpu_sm/gpu_sm_factory.h"
 #include "models/gpu_sm/gpu_sm_stats.h"
 #include "models/gpu_sm/gpu_sm_tile_model.h"
 #include "models/gpu_sm/gpu_sm_warp_model.h"
+#include "sim/config/node.h"
 
 using namespace systole;
 using namespace systole::models;
@@ -140,4 +142,17 @@ TEST_CASE("gpu_sm stats read the run record", "[gpu_sm][stats]") {
   // 16 busy cycles over 4 pipes x 311 cycles (the golden case above).
   CHECK(std::get<double>(g.find("tensor_utilization")->value(stats::kRun)) ==
         Approx(16.0 / (4 * 311)));
+}
+
+TEST_CASE("gpu_sm.model picks the model; both give the golden record", "[gpu_sm][golden]") {
+  GpuSmConfig c =
+      GpuSmConfig::schema().load(config::parse_yaml("model: warp\n", "t.yaml"), "gpu_sm");
+  CHECK(c.model == GpuSmModel::kWarp);
+  LatencyBandwidthPort p1(1, 1024, 0, 100), p2(1, 1024, 0, 100);
+  const GemmRun warp = run_gemm_launch(c, p1, tiny_a100({32}));
+  c.model = GpuSmModel::kTile;
+  const GemmRun tile = run_gemm_launch(c, p2, tiny_a100({32}));
+  CHECK(warp.cycles == 413);
+  CHECK(tile.ctas == warp.ctas);
+  CHECK(a100_sxm4_sm().model == GpuSmModel::kTile);
 }

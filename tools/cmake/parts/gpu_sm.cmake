@@ -11,7 +11,8 @@ target_sources(models_timing PRIVATE
   ${PROJECT_SOURCE_DIR}/models/gpu_sm/tensor_math.cpp
   ${PROJECT_SOURCE_DIR}/models/gpu_sm/warp_program.cpp
   ${PROJECT_SOURCE_DIR}/models/gpu_sm/gpu_sm_warp_model.cpp
-  ${PROJECT_SOURCE_DIR}/models/gpu_sm/gpu_sm_tile_model.cpp)
+  ${PROJECT_SOURCE_DIR}/models/gpu_sm/gpu_sm_tile_model.cpp
+  ${PROJECT_SOURCE_DIR}/models/gpu_sm/gpu_sm_factory.cpp)
 
 if(SYSTOLE_BUILD_TESTS)
   systole_test(gpu_sm_unit_tests
