@@ -99,6 +99,12 @@ MainloopShape mainloop_shape(const GpuSmConfig& c, const GemmCtaTile& t) {
     s.ldm_per_step = s.wm / 16 + s.wn / 16;
     s.mma_ii = ceil_div(16 * 8 * s.k_instr, rate_sp);
     s.acc_per_thread = s.wm * s.wn / 32;
+    if (s.mma_ii < 2)
+      fail("instr", fmt::format("mma.sync would hold its pipe {} cycle per instruction: a warp "
+                                "scheduler issuing one instruction per clock could not also "
+                                "issue the ldmatrix feeding it; use wgmma (sm_90) or a lower "
+                                "tensor rate",
+                                s.mma_ii));
     const std::int64_t tile_bytes = (t.bm + t.bn) * t.bk * s.elem_bytes;
     s.cp_per_warp = ceil_div(tile_bytes, kCpAsyncWarpBytes * s.compute_warps);
   }

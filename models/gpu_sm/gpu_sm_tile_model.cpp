@@ -349,41 +349,56 @@ u64 Fast::prologue(int sm, CtaT& c, u64 t0) {
 u64 Fast::main_ktile(int sm, SpT& sp, CtaT& c, WarpT& w, std::int64_t kt, u64 t0) {
   SmActivity& a = act(sm);
   u64 u = t0;
-  if (kt + s_.stages - 1 < c.kts) {
-    const auto ncp = static_cast<u64>(s_.cp_per_warp);
-    copy_issued(sm, c, kt + s_.stages - 1, t0 + ncp - 1);
-    u += ncp;
-    a.instructions += ncp;
-    a.copies += ncp;
-  }
+  const bool copies = kt + s_.stages - 1 < c.kts;
+  const auto ncp = copies ? static_cast<u64>(s_.cp_per_warp) : 0;
   const auto nl = static_cast<u64>(s_.ldm_per_step);
-  const u64 bank = nl * static_cast<u64>(s_.ldm_cycles);
+  const auto cyc = static_cast<u64>(s_.ldm_cycles), lat = static_cast<u64>(cfg_.smem_latency);
   const auto m = static_cast<u64>(s_.mma_per_step), ii = static_cast<u64>(s_.mma_ii);
   const auto lmma = static_cast<u64>(cfg_.mma_latency);
-  // One k-step's mma.sync: the first once issue order, the pipe, the fragments and the
-  // previous k-step's accumulators allow; the rest back to back, one per mma_ii.
-  auto mma_step = [&](int buf) {
-    u64 first = std::max({u, sp.pipe_free, w.frag[buf]});
+  a.instructions += ncp;
+  a.copies += ncp;
+  // A k-step's fragment set (buffer `lb`): nl ldmatrix issued back to back, served back to
+  // back by the sub-partition's bank share.
+  auto load = [&](int lb) {
+    const u64 start = std::max(u, sp.smem_free);
+    sp.smem_free = start + nl * cyc;
+    w.frag[lb] = sp.smem_free + lat;
+    u += nl;
+    a.instructions += nl;
+    a.ldmatrix += nl;
+  };
+  // A k-step's mma.sync (buffer `mb`) with `ncopy` cp.async between them: mma j issues at
+  // first + j * mma_ii (mma_ii >= 2 leaves a slot after each), copy j right after mma j, the
+  // copies left over back to back after the last mma.
+  auto group = [&](int mb, u64 ncopy) {
+    u64 first = std::max({u, sp.pipe_free, w.frag[mb]});
     if (w.t_prev0 != kUnknown) first = std::max(first, w.t_prev0 + lmma);
     w.t_prev0 = first;
     sp.pipe_free = first + m * ii;
-    u = first + (m - 1) * ii + 1;
+    const u64 last_mma = first + (m - 1) * ii;
+    u64 last = last_mma;
+    if (ncopy > 0) {
+      last = ncopy <= m ? first + (ncopy - 1) * ii + 1 : last_mma + 1 + (ncopy - m);
+      last = std::max(last, last_mma);
+      copy_issued(sm, c, kt + s_.stages - 1, ncopy <= m ? first + (ncopy - 1) * ii + 1 : last);
+    }
+    u = last + 1;
     a.instructions += m;
     a.mma += m;
     a.tensor_busy += m * ii;
   };
   const auto steps = s_.steps(c.work, kt);
   for (std::int64_t st = 0; st < steps; ++st) {
-    // The k-step's fragment set: nl ldmatrix issued back to back, served back to back by the
-    // sub-partition's bank share; then the previous k-step's mma.sync.
     const int buf = static_cast<int>(w.next_step++ % 2);
-    const u64 start = std::max(u, sp.smem_free);
-    sp.smem_free = start + bank;
-    w.frag[buf] = start + bank + static_cast<u64>(cfg_.smem_latency);
-    u += nl;
-    a.instructions += nl;
-    a.ldmatrix += nl;
-    if (w.pending >= 0) mma_step(w.pending);
+    if (w.pending < 0) {
+      // The first k-tile: its copies and first fragment set issue back to back.
+      if (copies) copy_issued(sm, c, kt + s_.stages - 1, u + ncp - 1);
+      u += ncp;
+      load(buf);
+    } else {
+      load(buf);
+      group(w.pending, st == 0 ? ncp : 0);
+    }
     w.pending = buf;
   }
   if (kt + 1 < c.kts) {
@@ -393,7 +408,7 @@ u64 Fast::main_ktile(int sm, SpT& sp, CtaT& c, WarpT& w, std::int64_t kt, u64 t0
     ++a.instructions;
     return u;
   }
-  mma_step(w.pending);
+  group(w.pending, 0);
   w.acc_all = w.t_prev0 + (m - 1) * ii + lmma;
   return u - 1;
 }

@@ -1,5 +1,7 @@
 #include "models/gpu_sm/warp_program.h"
 
+#include <algorithm>
+
 namespace systole::models {
 
 namespace {
@@ -20,12 +22,16 @@ WarpSection section(WarpWait w, std::int64_t kt) {
   return s;
 }
 
-void copies(const MainloopShape& s, std::int64_t kt, WarpSection& sec) {
+using Instrs = std::vector<WarpInstr>;
+
+Instrs copies(const MainloopShape& s, std::int64_t kt) {
+  Instrs v;
   for (std::int64_t i = 0; i < s.cp_per_warp; ++i) {
     WarpInstr x = instr(WarpOp::kCpAsync, kt);
     x.last = i + 1 == s.cp_per_warp;
-    sec.instrs.push_back(x);
+    v.push_back(x);
   }
+  return v;
 }
 
 /// The mainloop's k-steps, numbered across k-tiles: fragment buffers alternate by this number.
@@ -33,21 +39,38 @@ struct Step {
   std::int64_t kt, step, global;
 };
 
-void fragments(const MainloopShape& s, const Step& k, WarpSection& sec) {
+Instrs fragments(const MainloopShape& s, const Step& k) {
+  Instrs v;
   for (std::int64_t i = 0; i < s.ldm_per_step; ++i) {
     WarpInstr x = instr(WarpOp::kLdmatrix, k.kt, k.step, i);
     x.first = i == 0;
     x.buf = static_cast<std::int32_t>(k.global % 2);
-    sec.instrs.push_back(x);
+    v.push_back(x);
   }
+  return v;
 }
 
-void mmas(const MainloopShape& s, const Step& k, WarpSection& sec) {
+Instrs mmas(const MainloopShape& s, const Step& k) {
+  Instrs v;
   for (std::int64_t m = 0; m < s.mma_per_step; ++m) {
     WarpInstr x = instr(WarpOp::kMma, k.kt, k.step, m);
     x.buf = static_cast<std::int32_t>(k.global % 2);
-    sec.instrs.push_back(x);
+    v.push_back(x);
   }
+  return v;
+}
+
+/// A k-step's mma.sync with copies between them: mma 0, copy 0, mma 1, copy 1, ..., then
+/// whichever list is longer.
+void interleave(const Instrs& mma, const Instrs& mem, WarpSection& sec) {
+  for (size_t j = 0; j < std::max(mma.size(), mem.size()); ++j) {
+    if (j < mma.size()) sec.instrs.push_back(mma[j]);
+    if (j < mem.size()) sec.instrs.push_back(mem[j]);
+  }
+}
+
+void append(const Instrs& v, WarpSection& sec) {
+  sec.instrs.insert(sec.instrs.end(), v.begin(), v.end());
 }
 
 WarpSection epilogue(const MainloopShape& s, WarpWait wait, std::int64_t kt) {
@@ -63,31 +86,38 @@ WarpSection epilogue(const MainloopShape& s, WarpWait wait, std::int64_t kt) {
 }
 
 /// Multistage mainloop (CUTLASS sm80 MmaMultistage, simplified): the prologue copies
-/// stages-1 k-tiles; each k-tile waits at __syncthreads for its stage, copies the k-tile
-/// stages-1 ahead and then, k-step by k-step, loads the next k-step's fragments before issuing
-/// the current k-step's mma.sync. As in CUTLASS, the barrier falls before the last k-step's
-/// mma.sync of the previous k-tile, so they overlap this k-tile's first fragment loads.
+/// stages-1 k-tiles; each k-tile waits at __syncthreads for its stage and then, k-step by
+/// k-step, loads a k-step's fragments (ldmatrix) and issues the previous k-step's mma.sync.
+/// As in CUTLASS, the barrier falls before the last k-step's mma.sync of the previous k-tile:
+/// they follow the next k-tile's first ldmatrix, with the cp.async of the k-tile stages-1
+/// ahead issued between them (CUTLASS spreads its copies over the mma loop too). The first
+/// k-tile, with nothing to overlap, issues its copies and then its fragment loads.
 std::vector<WarpSection> multistage(const MainloopShape& s, const CtaWork& c) {
   const std::int64_t kts = s.k_tiles(c);
   std::vector<WarpSection> p;
   WarpSection pro = section(WarpWait::kLaunch, 0);
-  for (std::int64_t kt = 0; kt < std::min(s.stages - 1, kts); ++kt) copies(s, kt, pro);
+  for (std::int64_t kt = 0; kt < std::min(s.stages - 1, kts); ++kt) append(copies(s, kt), pro);
   pro.instrs.push_back(instr(WarpOp::kBarSync, 0));
   p.push_back(std::move(pro));
   Step prev{-1, 0, -1};  // the k-step whose mma.sync are still to issue
   for (std::int64_t kt = 0; kt < kts; ++kt) {
     WarpSection sec = section(WarpWait::kBarrier, kt);
-    if (kt + s.stages - 1 < kts) copies(s, kt + s.stages - 1, sec);
+    const Instrs cps = kt + s.stages - 1 < kts ? copies(s, kt + s.stages - 1) : Instrs{};
     for (std::int64_t st = 0; st < s.steps(c, kt); ++st) {
       const Step k{kt, st, prev.global + 1};
-      fragments(s, k, sec);
-      if (prev.kt >= 0) mmas(s, prev, sec);
+      if (prev.kt < 0) {
+        append(cps, sec);
+        append(fragments(s, k), sec);
+      } else {
+        append(fragments(s, k), sec);
+        interleave(mmas(s, prev), st == 0 ? cps : Instrs{}, sec);
+      }
       prev = k;
     }
     if (kt + 1 < kts)
       sec.instrs.push_back(instr(WarpOp::kBarSync, kt + 1));
     else
-      mmas(s, prev, sec);
+      append(mmas(s, prev), sec);
     p.push_back(std::move(sec));
   }
   p.push_back(epilogue(s, WarpWait::kAccum, kts - 1));

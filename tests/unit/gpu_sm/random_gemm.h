@@ -107,6 +107,14 @@ inline RandomGemm random_gemm(std::mt19937& g, std::int64_t max_tiles = 3) {
   r.sm.mma_latency = uniform(g, 1, 64);
   r.sm.wgmma_latency = uniform(g, 0, 64);
   r.sm.smem_latency = uniform(g, 0, 40);
+  // Other pipe ratios than the presets': shared-memory banks (ldmatrix.x4 on 8 to 32 cycles of
+  // a sub-partition's share) and tensor rates (mma.sync on 2 to 32 cycles).
+  r.sm.smem_banks = pick(g, {16, 32, 64});
+  const std::int64_t scale = pick(g, {1, 2, 4, 8});
+  const bool up = uniform(g, 0, 1) == 1 && scale <= 2;
+  for (std::int64_t* rate : {&r.sm.tc_fp16_fma, &r.sm.tc_bf16_fma, &r.sm.tc_tf32_fma,
+                             &r.sm.tc_fp8_fma, &r.sm.tc_int8_mac})
+    *rate = up ? *rate * scale : *rate / scale;
   GemmCtaTile& t = r.launch.tile;
   const bool wgmma = hopper && uniform(g, 0, 2) > 0;
   std::vector<TcType> types = {TcType::kFp16, TcType::kBf16, TcType::kTf32, TcType::kInt8};

@@ -131,6 +131,31 @@ TEST_CASE("golden: the last k-step's mma.sync overlap the next k-tile's fragment
   CHECK(fast.sms == ref.sms);
 }
 
+TEST_CASE("golden: a later k-tile's cp.async issue between the deferred mma.sync",
+          "[gpu_sm][golden]") {
+  // The same CTA with K = 48: three k-tiles, two stages.
+  //  prologue and k-tile 0 as above (k-tile 0 lands at 102, k-tile 1 at 204; fragments of
+  //    k-tile 0 at 165; bar.sync at 106).
+  //  k-tile 1 (barrier at 204): ldmatrix 204, 205 (banks 204..236, fragments at 265); k-tile
+  //    0's mma.sync at 206 and 214 with k-tile 2's cp.async after each, at 207 and 215 (k-tile
+  //    2 requested at 215: 215 + 1 + 100 = 316); bar.sync at 216.
+  //  k-tile 2 (barrier at max(217, 316) = 316): ldmatrix 316, 317 (banks 316..348, fragments
+  //    at 377); k-tile 1's mma.sync at max(318, pipe 222, fragments 265, accumulators 238) =
+  //    318 and 326; k-tile 2's at max(327, pipe 334, fragments 377, accumulators 350) = 377
+  //    and 385.
+  //  epilogue: accumulators at 377 + 8 + 32 = 417; cvt 417..423; st.global 424: finish 425;
+  //    store done 424 + 1 + 100 = 525.
+  GemmRun fast;
+  const GemmRun ref = both(a100_sxm4_sm(), tiny_a100({48}), &fast);
+  REQUIRE(ref.ctas.size() == 1);
+  CHECK(ref.ctas[0].copy_issue == std::vector<std::uint64_t>{1, 103, 215});
+  CHECK(ref.ctas[0].copy_done == std::vector<std::uint64_t>{102, 204, 316});
+  CHECK(ref.ctas[0].finish == 425);
+  CHECK(ref.cycles == 525);
+  CHECK(fast.ctas == ref.ctas);
+  CHECK(fast.sms == ref.sms);
+}
+
 TEST_CASE("gpu_sm stats read the run record", "[gpu_sm][stats]") {
   GemmRun fast;
   const GemmRun ref = both(a100_sxm4_sm(), tiny_a100({16}), &fast);
