@@ -169,7 +169,7 @@ TEST_CASE("gpu_sm stats read the run record", "[gpu_sm][stats]") {
         Approx(16.0 / (4 * 311)));
 }
 
-TEST_CASE("gpu_sm.model picks the model; both give the golden record", "[gpu_sm][golden]") {
+TEST_CASE("gpu_sm.model picks the model, both giving the golden record", "[gpu_sm][golden]") {
   GpuSmConfig c =
       GpuSmConfig::schema().load(config::parse_yaml("model: warp\n", "t.yaml"), "gpu_sm");
   CHECK(c.model == GpuSmModel::kWarp);
