@@ -55,6 +55,29 @@ void bench(const char* name, const GpuSmConfig& c, const GemmLaunch& l, double b
       static_cast<double>(ref.cycles) / fs, rs / fs);
 }
 
+/// CUTLASS sm80 128x128x32, 2x2 warps of 64x64, 3 stages.
+GemmCtaTile a100_tile() {
+  GemmCtaTile a;
+  a.bm = a.bn = 128;
+  a.bk = 32;
+  a.stages = 3;
+  return a;
+}
+
+/// CUTLASS sm90 128x128x64, two consumer warpgroups, 4 stages.
+GemmCtaTile h100_tile() {
+  GemmCtaTile h;
+  h.bm = h.bn = 128;
+  h.bk = 64;
+  h.stages = 4;
+  h.warps_m = 2;
+  h.warps_n = 1;
+  h.instr = MmaInstr::kWgmma;
+  h.copy = CopyEngine::kTma;
+  h.regs_per_thread = 168;
+  return h;
+}
+
 /// Cycles of the tile-level model with one assumption changed.
 std::uint64_t cycles_with(GpuSmConfig c, const GemmLaunch& l, double bw, std::int64_t mma_lat,
                           std::int64_t wgmma_lat) {
@@ -67,23 +90,12 @@ std::uint64_t cycles_with(GpuSmConfig c, const GemmLaunch& l, double bw, std::in
 }  // namespace
 
 TEST_CASE("gpu_sm sensitivity to the latency assumptions", "[.][gpu_sm][bench]") {
-  GemmCtaTile a;
-  a.bm = a.bn = 128;
-  a.bk = 32;
-  a.stages = 3;
+  const GemmCtaTile a = a100_tile();
   const GemmLaunch la = grid(a, 1024, 1024, 1024, 4);
   GemmCtaTile small = a;  // 4 warps of 32x32: 8 mma per k-step, 64 cycles, near the latency
   small.bm = small.bn = 64;
   const GemmLaunch ls = grid(small, 1024, 1024, 1024, 4);
-  GemmCtaTile h;
-  h.bm = h.bn = 128;
-  h.bk = 64;
-  h.stages = 4;
-  h.warps_m = 2;
-  h.warps_n = 1;
-  h.instr = MmaInstr::kWgmma;
-  h.copy = CopyEngine::kTma;
-  h.regs_per_thread = 168;
+  const GemmCtaTile h = h100_tile();
   const GemmLaunch lh = grid(h, 1024, 1024, 1024, 4);
   const GpuSmConfig ac = a100_sxm4_sm(), hc = h100_sxm5_sm();
   const auto row = [](const char* what, std::uint64_t lo, std::uint64_t mid, std::uint64_t hi) {
@@ -100,21 +112,10 @@ TEST_CASE("gpu_sm sensitivity to the latency assumptions", "[.][gpu_sm][bench]")
 }
 
 TEST_CASE("gpu_sm model speed on 1024^3 GEMMs", "[.][gpu_sm][bench]") {
-  GemmCtaTile a;  // CUTLASS sm80 128x128x32, 2x2 warps of 64x64, 3 stages
-  a.bm = a.bn = 128;
-  a.bk = 32;
-  a.stages = 3;
+  const GemmCtaTile a = a100_tile();
   bench("A100 fp16 1024^3, 128x128x32 x3, 4 SMs, 64 B/clk/SM", a100_sxm4_sm(),
         grid(a, 1024, 1024, 1024, 4), 64);
-  GemmCtaTile h;  // CUTLASS sm90 128x128x64, two consumer warpgroups, 4 stages
-  h.bm = h.bn = 128;
-  h.bk = 64;
-  h.stages = 4;
-  h.warps_m = 2;
-  h.warps_n = 1;
-  h.instr = MmaInstr::kWgmma;
-  h.copy = CopyEngine::kTma;
-  h.regs_per_thread = 168;
+  const GemmCtaTile h = h100_tile();
   bench("H100 fp16 1024^3, 128x128x64 x4 wgmma, 4 SMs, 128 B/clk/SM", h100_sxm5_sm(),
         grid(h, 1024, 1024, 1024, 4), 128);
 }
