@@ -1,0 +1,80 @@
+#include "models/systems/gpu_device/gpu_device_config.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace systole::models {
+
+namespace {
+
+[[noreturn]] void fail(const config::Node& n, const std::string& p, const std::string& key,
+                       const std::string& msg) {
+  const config::Node* k = nullptr;
+  if (n.is_map()) {
+    const std::string head = key.substr(0, key.find('.'));
+    k = n.find(head);
+  }
+  throw ConfigError(k ? k->origin() : n.origin(), p.empty() ? key : p + "." + key, msg);
+}
+
+/// Cross-section rules: the L2's cycle counts are SM cycles in the device model, so both clocks
+/// must agree; the SM's tensor path must exist for at least the 16-bit types GEMMs use.
+void validate(const GpuDeviceConfig& c, const config::Node& n, const std::string& p) {
+  if (std::abs(c.l2.clock.value() - c.gpu_sm.clock.value()) > 0.5)
+    fail(n, p, "l2.clock",
+         fmt::format("the L2's cycle counts are SM cycles in the device, but l2.clock is {} and "
+                     "gpu_sm.clock {}: set l2.clock to {}",
+                     format_quantity(c.l2.clock.value(), Dimension::kFrequency),
+                     format_quantity(c.gpu_sm.clock.value(), Dimension::kFrequency),
+                     format_quantity(c.gpu_sm.clock.value(), Dimension::kFrequency)));
+  if (c.gpu_sm.tc_fp16_fma == 0 && c.gpu_sm.tc_bf16_fma == 0)
+    fail(n, p, "gpu_sm.tc_bf16_fma",
+         "the SM has neither an fp16 nor a bf16 tensor path: a GEMM device needs one "
+         "(A100: 1024 FMA/clk per SM)");
+}
+
+}  // namespace
+
+double GpuDeviceConfig::peak_fma_per_second(TcType t) const {
+  return static_cast<double>(sms) * static_cast<double>(gpu_sm.tc_rate(t)) * gpu_sm.clock.value();
+}
+
+double GpuDeviceConfig::cycles(Picoseconds ps) const {
+  return std::ceil(static_cast<double>(ps.value()) * 1e-12 * gpu_sm.clock.value());
+}
+
+double GpuDeviceConfig::l2_bytes_per_cycle() const {
+  return static_cast<double>(l2.slices() * l2.slice_bandwidth);
+}
+
+double GpuDeviceConfig::hbm_bytes_per_cycle() const {
+  return hbm.bandwidth.value() / gpu_sm.clock.value();
+}
+
+// Defaults describe the A100 SXM4 80GB; configs/presets/a100_sxm4_80gb.yaml and h100_sxm5.yaml
+// cite every number.
+const config::SchemaOf<GpuDeviceConfig>& GpuDeviceConfig::schema() {
+  static const config::SchemaOf<GpuDeviceConfig> s = [] {
+    config::SchemaOf<GpuDeviceConfig> b("gpu_device", "one GPU: SMs, L2 and crossbar, HBM");
+    b.integer("sms", &GpuDeviceConfig::sms, 108, 1, 4096,
+              "SMs enabled (A100 SXM4 108 of GA100's 128; H100 SXM5 132 of GH100's 144)", "SMs")
+        .group("gpu_sm", &GpuDeviceConfig::gpu_sm, GpuSmConfig::schema(),
+               "every SM (its clock is the device's SM clock)")
+        .group("l2", &GpuDeviceConfig::l2, L2Config::schema(), "the L2 and its crossbar")
+        .group("hbm", &GpuDeviceConfig::hbm, HbmConfig::schema(), "main memory")
+        .time("launch_overhead", &GpuDeviceConfig::launch_overhead, std::string("2us"), 0, 1e-3,
+              "ASSUMPTION (1-5 us): a kernel's fixed device time, grid launch to the first CTA "
+              "plus the drain after the last; unpublished")
+        .time("inter_kernel_gap", &GpuDeviceConfig::inter_kernel_gap, std::string("1us"), 0, 1e-3,
+              "ASSUMPTION (0.5-3 us): idle time between back-to-back kernels of one stream "
+              "(NVIDIA blog 'Getting Started with CUDA Graphs': ~1 us per short kernel, V100)")
+        .real("tdp_watts", &GpuDeviceConfig::tdp_watts, 400.0, 1.0, 10000.0,
+              "board power limit (A100 SXM4 400 W, H100 SXM5 700 W: NVIDIA datasheets)", "W");
+    b.check(validate);
+    return b;
+  }();
+  return s;
+}
+
+}  // namespace systole::models

@@ -1,0 +1,38 @@
+#pragma once
+// Configuration of one GPU device (A100- or H100-class): how many SMs it enables, the SM
+// (`gpu_sm`, models/gpu_sm), the L2 and its crossbar (`l2`, models/l2), the HBM (`hbm`,
+// models/hbm), the fixed cost of a kernel launch and the gap between kernels of one stream,
+// and the board power. Plain data with a schema; the SystemC device that wires the parts comes
+// later (issue 11). Presets: configs/presets/a100_sxm4_80gb.yaml, configs/presets/h100_sxm5.yaml.
+
+#include <cstdint>
+
+#include "models/gpu_sm/gpu_sm_config.h"
+#include "models/hbm/hbm_config.h"
+#include "models/l2/l2_config.h"
+
+namespace systole::models {
+
+/// The `device` section of a GPU system: SMs, L2, HBM and per-kernel fixed costs.
+struct GpuDeviceConfig {
+  std::int64_t sms = 0;             ///< SMs enabled (A100 SXM4 108, H100 SXM5 132)
+  GpuSmConfig gpu_sm;               ///< every SM; its `clock` is the SM clock
+  L2Config l2;                      ///< cycle counts in l2.clock, which must equal the SM clock
+  HbmConfig hbm;                    ///< main memory
+  Picoseconds launch_overhead{0};   ///< a kernel's fixed cost: launch to first CTA + drain
+  Picoseconds inter_kernel_gap{0};  ///< end of one kernel to the start of the next in a stream
+  double tdp_watts = 0;             ///< board power limit (thermal design power)
+
+  static const config::SchemaOf<GpuDeviceConfig>& schema();
+
+  /// Dense tensor FMA (MAC) per second of the whole device for `t`; 0 when unsupported.
+  double peak_fma_per_second(TcType t) const;
+  /// SM clock cycles of `ps` picoseconds (rounded up).
+  double cycles(Picoseconds ps) const;
+  /// L2 read bandwidth in bytes per SM clock: slices x slice bandwidth (A100: 5120).
+  double l2_bytes_per_cycle() const;
+  /// HBM peak bandwidth in bytes per SM clock.
+  double hbm_bytes_per_cycle() const;
+};
+
+}  // namespace systole::models

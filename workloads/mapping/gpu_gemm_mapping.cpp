@@ -1,0 +1,475 @@
+#include "workloads/mapping/gpu_gemm_mapping.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace systole::workloads {
+
+using models::GemmCtaTile;
+using models::GpuArch;
+using models::TcType;
+
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+/// One CUTLASS CTA configuration: tile M x N, the warp (mma.sync) or consumer-warpgroup (wgmma)
+/// grid, and the bytes of A and B rows each k-tile holds (bk = k_bytes / element bytes).
+struct Candidate {
+  std::int64_t bm, bn, warps_m, warps_n, k_bytes;
+};
+
+// Ampere: the sm_80 tensor-op configurations of CUTLASS's kernel generator
+// (NVIDIA/cutlass python/cutlass_library/generator.py, GenerateSM80_TensorOp_16816: tiles
+// 256x128, 128x256, 256x64, 64x256, 128x128, 128x64, 64x128, 64x64 with warp grids 4x2, 2x4,
+// 4x1, 1x4, 2x2, with K 32 or 64 for 16-bit types, i.e. 64 or 128 B of each row per k-tile).
+constexpr Candidate kAmpere[] = {
+    {256, 128, 4, 2, 64},  {128, 256, 2, 4, 64},  {256, 64, 4, 1, 64},   {64, 256, 1, 4, 64},
+    {128, 128, 2, 2, 64},  {128, 64, 2, 2, 64},   {64, 128, 2, 2, 64},   {64, 64, 2, 2, 64},
+    {256, 128, 4, 2, 128}, {128, 256, 2, 4, 128}, {128, 128, 2, 2, 128}, {128, 64, 2, 2, 128},
+    {64, 128, 2, 2, 128},  {64, 64, 2, 2, 128}};
+
+// Hopper: the sm_90a warp-specialised wgmma configurations of the same generator
+// (GenerateSM90_TensorOp_16b_WGMMA_gemm and the fp8 variant): 64x128, 64x256 with one consumer
+// warpgroup (ping-pong), 128x128, 128x256, 256x128, 128x64 with two (cooperative), 128 B of
+// each row per k-tile (bk 64 for 16-bit types, 128 for fp8).
+constexpr Candidate kHopper[] = {{128, 128, 2, 1, 128}, {128, 256, 2, 1, 128},
+                                 {256, 128, 2, 1, 128}, {64, 128, 1, 1, 128},
+                                 {64, 256, 1, 1, 128},  {128, 64, 2, 1, 128}};
+
+/// Ampere multistage kernels of CUTLASS use 3 to 5 stages for these tiles (generator.py above).
+constexpr std::int64_t kAmpereMinStages = 3, kAmpereMaxStages = 5;
+
+/// ASSUMPTION (24-64): registers a thread needs beside accumulators and fragments (addresses,
+/// loop counters, predicates) in a CUTLASS main loop.
+constexpr std::int64_t kRegOverhead = 40;
+/// The most registers a consumer warpgroup asks for with setmaxnreg in CUTLASS's sm90 kernels
+/// (cooperative 232, ping-pong 240: cutlass/gemm/kernel/sm90_gemm_tma_warpspecialized_*.hpp).
+constexpr std::int64_t kConsumerMaxRegs = 232;
+/// Swizzle group sizes: CUTLASS 2.x GemmIdentityThreadblockSwizzle<1..8>, CUTLASS 3.x
+/// max_swizzle_size 1..8 (and 16 for very tall grids).
+constexpr std::int64_t kSwizzles[] = {1, 2, 4, 8, 16};
+
+/// A CTA configuration that fits an SM, with what the estimate needs of it.
+struct Shape {
+  GemmCtaTile tile;
+  models::MainloopShape ms;
+  models::Occupancy occ;
+  double eff = 1;  ///< tensor-pipe share of the main loop's bottleneck
+};
+
+/// Registers per thread of an mma.sync CTA: accumulators, two k-steps of A and B fragments
+/// (m16k16: 4 registers per 16 rows; n8k16: 2 per 8 columns), plus kRegOverhead; rounded to 8.
+std::int64_t mma_sync_regs(const models::MainloopShape& s) {
+  const std::int64_t frags = 2 * ((s.wm / 16) * 4 + (s.wn / 8) * 2);
+  return (s.acc_per_thread + frags + kRegOverhead + 7) / 8 * 8;
+}
+
+/// Main-loop efficiency of mma.sync: per k-step, each sub-partition's tensor cycles over the
+/// largest of tensor, shared-memory (ldmatrix) and issue cycles (models/gpu_sm README rules 3-5).
+double mma_sync_efficiency(const models::GpuSmConfig& sm, const models::MainloopShape& s) {
+  const double warps_sp =
+      std::ceil(static_cast<double>(s.compute_warps) / static_cast<double>(sm.sub_partitions));
+  const double tensor = warps_sp * static_cast<double>(s.mma_per_step * s.mma_ii);
+  const double smem = warps_sp * static_cast<double>(s.ldm_per_step * s.ldm_cycles);
+  const double steps_per_tile = static_cast<double>(s.bk / s.k_instr);
+  const double issue = warps_sp * (static_cast<double>(s.mma_per_step + s.ldm_per_step) +
+                                   static_cast<double>(s.cp_per_warp) / steps_per_tile);
+  return tensor / std::max({tensor, smem, issue});
+}
+
+/// Every candidate of the device's architecture that fits its SM, at each allowed stage count.
+std::vector<Shape> shapes(const models::GpuDeviceConfig& d, TcType type, std::int64_t out_bytes,
+                          const GpuMappingOptions& o) {
+  const auto& sm = d.gpu_sm;
+  const bool hopper = sm.arch == GpuArch::kHopper;
+  const std::int64_t e = models::tc_type_bytes(type);
+  std::vector<Shape> out;
+  const auto* begin = hopper ? std::begin(kHopper) : std::begin(kAmpere);
+  const auto* end = hopper ? std::end(kHopper) : std::end(kAmpere);
+  for (const auto* c = begin; c != end; ++c) {
+    if ((o.tile_m > 0 && c->bm != o.tile_m) || (o.tile_n > 0 && c->bn != o.tile_n)) continue;
+    GemmCtaTile t;
+    t.bm = c->bm;
+    t.bn = c->bn;
+    t.bk = c->k_bytes / e;
+    t.warps_m = c->warps_m;
+    t.warps_n = c->warps_n;
+    t.in_type = type;
+    t.out_bytes = out_bytes;
+    t.instr = hopper ? models::MmaInstr::kWgmma : models::MmaInstr::kMmaSync;
+    t.copy = hopper ? models::CopyEngine::kTma : models::CopyEngine::kCpAsync;
+    const std::int64_t stage_bytes = (t.bm + t.bn) * t.bk * e + (hopper ? 16 : 0);
+    const auto smem_block = static_cast<std::int64_t>(sm.smem_per_block.value());
+    const std::int64_t fit = smem_block / stage_bytes;
+    // Hopper: CUTLASS 3's StageCountAuto fills the block's shared memory; Ampere: 3..5 stages.
+    const std::int64_t lo = hopper ? fit : kAmpereMinStages;
+    const std::int64_t hi = hopper ? fit : std::min(fit, kAmpereMaxStages);
+    for (std::int64_t st = std::max<std::int64_t>(lo, 2); st <= hi; ++st) {
+      t.stages = st;
+      t.regs_per_thread = 32;  // provisional: the shape's counts do not depend on it
+      Shape s;
+      try {
+        s.ms = models::mainloop_shape(sm, t);
+      } catch (const ConfigError&) {
+        continue;  // this tile cannot run on this SM (warp split, wgmma N, shared memory)
+      }
+      if (hopper) {
+        // CUTLASS sm90 kernels launch with MinBlocksPerMultiprocessor 1: the register file is
+        // the CTA's, and setmaxnreg hands the consumers up to kConsumerMaxRegs each.
+        if (s.ms.acc_per_thread + kRegOverhead > kConsumerMaxRegs) continue;
+        t.regs_per_thread =
+            std::min<std::int64_t>(255, sm.registers / s.ms.resources.threads / 8 * 8);
+      } else {
+        t.regs_per_thread = mma_sync_regs(s.ms);
+        if (t.regs_per_thread > 255) continue;  // would spill
+      }
+      s.ms = models::mainloop_shape(sm, t);
+      s.occ = models::occupancy(sm, s.ms.resources);
+      s.tile = t;
+      s.eff = hopper ? 1.0 : mma_sync_efficiency(sm, s.ms);
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
+/// The GEMM's sizes and the device terms every candidate shares.
+struct Problem {
+  std::int64_t M = 0, N = 0, K = 0;
+  std::int64_t e = 0, out_e = 0;  ///< input and output element bytes
+  double rate = 0;                ///< tensor FMA per SM per clock
+  double latency = 0;             ///< cycles from a copy's issue to its data (L2 miss, average)
+  double l2_cap = 0;              ///< bytes of L2 one datum may occupy (one partition's share)
+  double launch = 0;              ///< launch overhead in cycles
+  std::int64_t sms = 0;
+};
+
+/// HBM bytes of reading A and B in tiles when concurrent CTAs advance through K together (the
+/// wave shares each k-tile in L2) and swizzle groups of `g` tile rows (M raster; columns when
+/// `along_n`) walk the other dimension: the group's panels are fetched once if they stay in L2,
+/// the other operand once per group unless all of it stays too.
+double hbm_ab_bytes(const Problem& p, const Shape& s, std::int64_t workers, bool along_n,
+                    std::int64_t g) {
+  const double A = static_cast<double>(p.M) * static_cast<double>(p.K * p.e);
+  const double B = static_cast<double>(p.N) * static_cast<double>(p.K * p.e);
+  if (A + B <= p.l2_cap) return A + B;
+  const std::int64_t rows = along_n ? ceil_div(p.N, s.tile.bn) : ceil_div(p.M, s.tile.bm);
+  const std::int64_t cols = along_n ? ceil_div(p.M, s.tile.bm) : ceil_div(p.N, s.tile.bn);
+  const double panel = along_n ? B : A;  // the operand whose panels a group holds
+  const double other = along_n ? A : B;
+  const double group = panel * static_cast<double>(std::min(g, rows)) / static_cast<double>(rows);
+  const std::int64_t wave_cols = std::max<std::int64_t>(1, workers / std::min(g, rows));
+  const double panel_reads =
+      group <= p.l2_cap / 2 ? panel : panel * static_cast<double>(ceil_div(cols, wave_cols));
+  const double other_reads =
+      other + group <= p.l2_cap ? other : other * static_cast<double>(ceil_div(rows, g));
+  return panel_reads + other_reads;
+}
+
+struct Choice {
+  const Shape* shape = nullptr;
+  GpuDecomposition dec = GpuDecomposition::kDataParallel;
+  std::int64_t split = 1, k_slice = 0, grid = 0, waves = 0;
+  bool along_n = false;
+  std::int64_t swizzle = 1;
+  std::int64_t cluster_m = 1;
+  double hide = 1, compute = 0, sm_time = 0, hbm_bytes = 0, l2_bytes = 0, est = 0;
+  double hbm_cycles = 0, l2_cycles = 0;
+};
+
+/// The estimate of one candidate (see the header): the busiest SM's CTAs at the tile's
+/// efficiency, the pipeline fill and exposed epilogues, HBM and L2 traffic at peak bandwidth,
+/// overlapped, plus the launch overhead.
+void estimate(const models::GpuDeviceConfig& d, const Problem& p, Choice& c) {
+  const Shape& s = *c.shape;
+  const auto& t = s.tile;
+  const bool persistent = d.gpu_sm.arch == GpuArch::kHopper;
+  const std::int64_t ctas = s.occ.ctas;
+  const std::int64_t workers = p.sms * ctas;
+  const std::int64_t tiles = ceil_div(p.M, t.bm) * ceil_div(p.N, t.bn);
+  const std::int64_t kt_all = ceil_div(p.K, t.bk);
+  const double kt_cycles = static_cast<double>(t.bm * t.bn * t.bk) / p.rate;
+  c.hide = std::min(1.0, static_cast<double>(ctas * (t.stages - 1)) * kt_cycles / p.latency);
+  const double step_cycles = static_cast<double>(t.bm * t.bn * s.ms.k_instr) / p.rate;
+  const double per_step = step_cycles / (s.eff * c.hide);
+  const double epilogue = static_cast<double>(t.bm * t.bn * (c.split > 1 ? 4 : p.out_e)) /
+                          static_cast<double>(d.l2.port_bandwidth);
+  double partial_bytes = 0;
+  if (c.dec == GpuDecomposition::kStreamK) {
+    const std::int64_t iters = tiles * kt_all;
+    c.grid = std::min(workers, iters);
+    c.waves = 1;
+    const std::int64_t per_worker = ceil_div(iters, c.grid);
+    const double steps = static_cast<double>(per_worker) * static_cast<double>(t.bk / s.ms.k_instr);
+    // Each worker fixes up at most two partial tiles (its first and last) through L2.
+    c.compute = static_cast<double>(ctas) * (steps * per_step + 2 * epilogue);
+    partial_bytes = static_cast<double>(2 * c.grid * t.bm * t.bn * 4);
+    c.sm_time = c.compute + p.latency + epilogue;
+  } else {
+    const std::int64_t units = tiles * c.split;
+    c.grid = persistent ? std::min(units, workers) : units;
+    c.waves = ceil_div(units, workers);
+    const std::int64_t per_sm = ceil_div(units, p.sms);
+    const double steps = static_cast<double>(ceil_div(c.k_slice, s.ms.k_instr));
+    c.compute = static_cast<double>(per_sm) * steps * per_step;
+    // One CTA per SM and no persistence: each CTA fills its pipeline and stores its tile with
+    // nothing else on the SM; otherwise another CTA (or the next tile) covers them.
+    const bool alone = ctas == 1 && !persistent;
+    const double exposed = alone ? static_cast<double>(per_sm) : 1.0;
+    c.sm_time = c.compute + exposed * (p.latency + epilogue);
+    if (c.split > 1) partial_bytes = 2.0 * static_cast<double>(c.split * p.M * p.N * 4);
+  }
+  const double c_bytes = static_cast<double>(p.M * p.N * p.out_e);
+  // Hopper kernels run 2x1 thread-block clusters when the grid has two tile rows or more: the
+  // B tile of a k-step is multicast by TMA to both CTAs, so L2 serves it once per cluster.
+  const std::int64_t b_reads = ceil_div(ceil_div(p.M, t.bm), c.cluster_m);
+  const double reads = static_cast<double>((ceil_div(p.N, t.bn) * p.M + b_reads * p.N) * p.K * p.e);
+  c.l2_bytes = reads + c_bytes + partial_bytes;
+  c.hbm_bytes = hbm_ab_bytes(p, s, workers, c.along_n, c.swizzle) + c_bytes +
+                (partial_bytes / 2 > p.l2_cap ? partial_bytes : 0.0);
+  c.hbm_cycles = c.hbm_bytes / d.hbm_bytes_per_cycle();
+  c.l2_cycles = c.l2_bytes / d.l2_bytes_per_cycle();
+  c.est = p.launch + std::max({c.sm_time, c.hbm_cycles, c.l2_cycles});
+}
+
+Problem problem(const models::GpuDeviceConfig& d, const Layer& layer, TcType type) {
+  Problem p;
+  p.M = layer.rows();
+  p.N = layer.n;
+  p.K = layer.k;
+  p.e = models::tc_type_bytes(type);
+  p.out_e = type == TcType::kTf32 ? 4 : dtype_bytes(layer.dtype);
+  p.rate = static_cast<double>(d.gpu_sm.tc_rate(type));
+  p.latency = static_cast<double>(d.l2.hit_latency) + static_cast<double>(d.l2.far_penalty) / 2 +
+              d.cycles(d.hbm.latency);
+  p.l2_cap = static_cast<double>(d.l2.capacity.value()) / static_cast<double>(d.l2.partitions);
+  p.launch = d.cycles(d.launch_overhead);
+  p.sms = d.sms;
+  return p;
+}
+
+/// Every decomposition, split and rasterisation of one shape; keeps the best in `best`.
+void search(const models::GpuDeviceConfig& d, const Problem& p, const GpuMappingOptions& o,
+            const Shape& s, Choice& best, std::int64_t& count) {
+  const auto& t = s.tile;
+  const std::int64_t tiles = ceil_div(p.M, t.bm) * ceil_div(p.N, t.bn);
+  const std::int64_t kt_all = ceil_div(p.K, t.bk);
+  const std::int64_t workers = p.sms * s.occ.ctas;
+  std::vector<std::pair<GpuDecomposition, std::int64_t>> decs = {
+      {GpuDecomposition::kDataParallel, 1}};
+  if (o.split_k && tiles < workers)
+    for (std::int64_t sk = 2; sk <= std::min(o.max_split_k, kt_all); ++sk)
+      if (ceil_div(kt_all, ceil_div(kt_all, sk)) == sk)
+        decs.push_back({GpuDecomposition::kSplitK, sk});
+  if (o.stream_k) decs.push_back({GpuDecomposition::kStreamK, 1});
+  for (const auto& [dec, sk] : decs)
+    for (const bool along_n : {false, true})
+      for (const std::int64_t g : kSwizzles) {
+        const std::int64_t rows = along_n ? ceil_div(p.N, t.bn) : ceil_div(p.M, t.bm);
+        if (g > 1 && g >= 2 * rows) continue;  // a group taller than the grid changes nothing
+        Choice c;
+        c.shape = &s;
+        c.dec = dec;
+        c.split = sk;
+        c.k_slice = ceil_div(kt_all, sk) * t.bk;
+        c.along_n = along_n;
+        c.swizzle = g;
+        // CUTLASS's sm90 generator pairs its large tiles with 2x1x1 clusters (multicast B).
+        if (d.gpu_sm.arch == GpuArch::kHopper && ceil_div(p.M, t.bm) >= 2) c.cluster_m = 2;
+        estimate(d, p, c);
+        ++count;
+        if (!best.shape || c.est < best.est * (1 - 1e-9)) best = c;
+      }
+}
+
+std::string describe(const GpuGemmMapping& m, const Choice& c, const Problem& p,
+                     const Choice& runner_up) {
+  std::string s = fmt::format(
+      "{} of {} candidates: {} stages fill {} of shared memory per block; {} CTA(s)/SM ({} "
+      "bound); {} tiles{} over {} SMs = {} wave(s); main loop {:.0f}% tensor-bound, latency "
+      "{:.0f}% hidden; {}-raster swizzle {}: HBM {:.1f} MB, L2 {:.1f} MB; bound by {}",
+      m.tile_text(), m.candidates, m.tile.stages,
+      format_quantity(static_cast<double>(m.occupancy.smem_per_cta), Dimension::kBytes),
+      m.ctas_per_sm, models::occupancy_limit_name(m.occupancy.limiter), m.tiles_m * m.tiles_n,
+      m.split_k > 1 ? fmt::format(" x {} K slices", m.split_k) : std::string(), p.sms, m.waves,
+      100 * m.mainloop_efficiency, 100 * m.latency_hiding, m.raster_along_n ? "N" : "M", m.swizzle,
+      static_cast<double>(m.hbm_bytes) / 1e6, static_cast<double>(m.l2_bytes) / 1e6,
+      m.bounds.bound);
+  if (runner_up.shape)
+    s += fmt::format("; next best {}x{}x{}/{} {:+.1f}%", runner_up.shape->tile.bm,
+                     runner_up.shape->tile.bn, runner_up.shape->tile.bk,
+                     runner_up.shape->tile.stages, 100 * (runner_up.est / c.est - 1));
+  return s;
+}
+
+}  // namespace
+
+const char* gpu_decomposition_name(GpuDecomposition d) {
+  switch (d) {
+    case GpuDecomposition::kDataParallel:
+      return "data_parallel";
+    case GpuDecomposition::kSplitK:
+      return "split_k";
+    case GpuDecomposition::kStreamK:
+      return "stream_k";
+  }
+  return "?";
+}
+
+std::string GpuGemmMapping::tile_text() const {
+  std::string s = fmt::format("{}x{}x{}/{} {}{}x{} {}cta {}w", tile.bm, tile.bn, tile.bk,
+                              tile.stages, tile.instr == models::MmaInstr::kWgmma ? "wg" : "w",
+                              tile.warps_m, tile.warps_n, ctas_per_sm, waves);
+  if (decomposition == GpuDecomposition::kSplitK) s += fmt::format(" sk{}", split_k);
+  if (decomposition == GpuDecomposition::kStreamK) s += " streamk";
+  if (swizzle > 1) s += fmt::format(" swz{}{}", swizzle, raster_along_n ? "n" : "m");
+  if (cluster_m > 1) s += fmt::format(" c{}x1", cluster_m);
+  return s;
+}
+
+TcType gpu_tc_type(const Layer& layer) {
+  switch (layer.dtype) {
+    case DataType::kBf16:
+      return TcType::kBf16;
+    case DataType::kFp8E4M3:
+      return TcType::kFp8E4M3;
+    case DataType::kFp8E5M2:
+      return TcType::kFp8E5M2;
+    case DataType::kInt8:
+      return TcType::kInt8;
+    case DataType::kFp32:
+      return TcType::kTf32;
+    case DataType::kInt32:
+      break;
+  }
+  throw WorkloadError(
+      fmt::format("{}: layer '{}': no GPU tensor-core path for {} "
+                  "inputs; use int8, bf16, fp8 or fp32 (tf32)",
+                  layer.origin.str(), layer.name, dtype_name(layer.dtype)));
+}
+
+GpuGemmMapping map_gpu_gemm(const models::GpuDeviceConfig& d, const Layer& layer,
+                            const GpuMappingOptions& o) {
+  const TcType type = gpu_tc_type(layer);
+  if (d.gpu_sm.tc_rate(type) == 0)
+    throw WorkloadError(
+        fmt::format("{}: layer '{}': the {} SM has no {} tensor-core path{}", layer.origin.str(),
+                    layer.name, models::gpu_arch_name(d.gpu_sm.arch), models::tc_type_name(type),
+                    type == TcType::kFp8E4M3 || type == TcType::kFp8E5M2
+                        ? ": fp8 needs an H100-class (hopper) device"
+                        : ""));
+  if (layer.rows() < 1 || layer.n < 1 || layer.k < 1)
+    throw WorkloadError(fmt::format("{}: layer '{}': empty GEMM {}x{}x{}", layer.origin.str(),
+                                    layer.name, layer.rows(), layer.n, layer.k));
+  const Problem p = problem(d, layer, type);
+  const std::vector<Shape> all = shapes(d, type, p.out_e, o);
+  if (all.empty())
+    throw WorkloadError(
+        fmt::format("{}: layer '{}': no CUTLASS tile fits the SM's shared memory "
+                    "and registers",
+                    layer.origin.str(), layer.name));
+  Choice best, runner_up;
+  std::int64_t count = 0;
+  for (const Shape& s : all) {
+    Choice local;
+    search(d, p, o, s, local, count);
+    if (!best.shape || local.est < best.est * (1 - 1e-9)) {
+      if (best.shape) runner_up = best;
+      best = local;
+    } else if (!runner_up.shape || local.est < runner_up.est) {
+      runner_up = local;
+    }
+  }
+  const Shape& s = *best.shape;
+  GpuGemmMapping m;
+  m.m = p.M;
+  m.n = p.N;
+  m.k = p.K;
+  m.tile = s.tile;
+  if (best.dec != GpuDecomposition::kDataParallel) m.tile.out_bytes = 4;  // fp32 partials
+  m.occupancy = s.occ;
+  m.ctas_per_sm = s.occ.ctas;
+  m.tiles_m = ceil_div(p.M, s.tile.bm);
+  m.tiles_n = ceil_div(p.N, s.tile.bn);
+  m.decomposition = best.dec;
+  m.split_k = best.split;
+  m.k_slice = best.dec == GpuDecomposition::kStreamK ? s.tile.bk : best.k_slice;
+  m.grid = best.grid;
+  m.waves = best.waves;
+  m.persistent = d.gpu_sm.arch == GpuArch::kHopper || best.dec == GpuDecomposition::kStreamK;
+  m.raster_along_n = best.along_n;
+  m.swizzle = best.swizzle;
+  m.cluster_m = best.cluster_m;
+  m.hbm_bytes = static_cast<std::uint64_t>(best.hbm_bytes);
+  m.l2_bytes = static_cast<std::uint64_t>(best.l2_bytes);
+  m.mainloop_efficiency = s.eff;
+  m.latency_hiding = best.hide;
+  m.compute_cycles = best.compute;
+  m.estimated_cycles = best.est;
+  m.estimated_seconds = best.est / d.gpu_sm.clock.value();
+  m.candidates = count;
+  auto& b = m.bounds;
+  b.macs = static_cast<std::uint64_t>(p.M) * static_cast<std::uint64_t>(p.N) *
+           static_cast<std::uint64_t>(p.K);
+  b.compute_cycles = static_cast<double>(b.macs) / (p.rate * static_cast<double>(p.sms));
+  b.compulsory_bytes =
+      static_cast<std::uint64_t>((p.M * p.K + p.K * p.N) * p.e + p.M * p.N * p.out_e);
+  b.hbm_cycles = best.hbm_cycles;
+  b.l2_cycles = best.l2_cycles;
+  b.roofline_cycles = std::max({b.compute_cycles, b.hbm_cycles, b.l2_cycles});
+  b.bound = b.roofline_cycles == b.compute_cycles ? "compute"
+            : b.roofline_cycles == b.hbm_cycles   ? "hbm"
+                                                  : "l2";
+  m.why = describe(m, best, p, runner_up);
+  return m;
+}
+
+std::vector<models::CtaWork> gpu_cta_works(const GpuGemmMapping& m) {
+  const auto& t = m.tile;
+  // Tiles in launch order: swizzle groups of `swizzle` rows (columns for an N raster), each
+  // walking the other dimension.
+  std::vector<std::pair<std::int64_t, std::int64_t>> order;  // (tile row, tile column)
+  const std::int64_t rows = m.raster_along_n ? m.tiles_n : m.tiles_m;
+  const std::int64_t cols = m.raster_along_n ? m.tiles_m : m.tiles_n;
+  for (std::int64_t g0 = 0; g0 < rows; g0 += m.swizzle)
+    for (std::int64_t c = 0; c < cols; ++c)
+      for (std::int64_t r = g0; r < std::min(rows, g0 + m.swizzle); ++r)
+        order.push_back(m.raster_along_n ? std::make_pair(c, r) : std::make_pair(r, c));
+  std::vector<models::CtaWork> works;
+  auto add = [&](std::int64_t tile, std::int64_t k0, std::int64_t k1) {
+    models::CtaWork w;
+    w.id = static_cast<std::int64_t>(works.size());
+    w.m0 = order[static_cast<size_t>(tile)].first * t.bm;
+    w.n0 = order[static_cast<size_t>(tile)].second * t.bn;
+    w.m = std::min(t.bm, m.m - w.m0);
+    w.n = std::min(t.bn, m.n - w.n0);
+    w.k0 = k0;
+    w.k = std::min(k1, m.k) - k0;
+    works.push_back(w);
+  };
+  const auto tiles = static_cast<std::int64_t>(order.size());
+  if (m.decomposition == GpuDecomposition::kStreamK) {
+    const std::int64_t kt_all = ceil_div(m.k, t.bk);
+    const std::int64_t iters = tiles * kt_all;
+    for (std::int64_t w = 0; w < m.grid; ++w) {
+      std::int64_t i = iters * w / m.grid;
+      const std::int64_t end = iters * (w + 1) / m.grid;
+      while (i < end) {
+        const std::int64_t tile = i / kt_all, kt = i % kt_all;
+        const std::int64_t stop = std::min(end, (tile + 1) * kt_all);
+        add(tile, kt * t.bk, (stop - tile * kt_all) * t.bk);
+        i = stop;
+      }
+    }
+    return works;
+  }
+  for (std::int64_t tile = 0; tile < tiles; ++tile)
+    for (std::int64_t k0 = 0; k0 < m.k; k0 += m.k_slice) add(tile, k0, k0 + m.k_slice);
+  return works;
+}
+
+}  // namespace systole::workloads
