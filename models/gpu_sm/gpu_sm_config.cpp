@@ -5,6 +5,8 @@
 #include <functional>
 #include <vector>
 
+#include "sim/config/preset_table.h"
+
 namespace systole::models {
 
 namespace {
@@ -12,16 +14,7 @@ namespace {
 constexpr GpuSmPreset kPresets[] = {GpuSmPreset::kA100Sxm4, GpuSmPreset::kH100Sxm5};
 
 const GpuSmConfig& preset_values(GpuSmPreset p) {
-  static const std::vector<GpuSmConfig> all = [] {
-    std::vector<GpuSmConfig> v;
-    for (auto q : kPresets) {
-      GpuSmConfig c;
-      c.apply_preset(q);
-      v.push_back(c);
-    }
-    return v;
-  }();
-  return all[static_cast<size_t>(p)];
+  return config::preset_values<GpuSmConfig>(kPresets, p);
 }
 
 bool is_preset_text(const config::Node& n) { return n.is_scalar() && n.text() == "preset"; }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/hbm/hbm_address_map.h"
+#include "sim/config/preset_table.h"
 
 namespace systole::models {
 
@@ -16,16 +17,7 @@ constexpr HbmPreset kPresets[] = {HbmPreset::kHbm2, HbmPreset::kHbm2e, HbmPreset
                                   HbmPreset::kHbm3e};
 
 const HbmConfig& preset_values(HbmPreset p) {
-  static const std::vector<HbmConfig> all = [] {
-    std::vector<HbmConfig> v;
-    for (auto q : kPresets) {
-      HbmConfig c;
-      c.apply_preset(q);
-      v.push_back(c);
-    }
-    return v;
-  }();
-  return all[static_cast<size_t>(p)];
+  return config::preset_values<HbmConfig>(kPresets, p);
 }
 
 bool is_pow2(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }

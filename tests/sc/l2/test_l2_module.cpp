@@ -15,6 +15,7 @@
 
 #include "models/hbm/bandwidth_memory_module.h"
 #include "models/l2/l2_module.h"
+#include "tests/support/memory_requester.h"
 
 using namespace systole;
 using namespace systole::models;
@@ -23,44 +24,7 @@ namespace {
 
 constexpr std::uint64_t kChunk = 64 * 1024;  // bytes per upstream transfer
 
-double now_ps() { return static_cast<double>(sc_core::sc_time_stamp().value()); }
-
-/// A copy engine: `issue` offers its transfers in order (held while refused), `retire`
-/// finishes them in order; `start_ps` delays its first offer. Records offers and ends.
-struct Requester : sc_core::sc_module {
-  sc_core::sc_port<MemoryIf> mem;
-  std::vector<MemoryTransfer> transfers;
-  double start_ps = 0;
-  std::vector<std::uint64_t> handle;
-  std::vector<double> accepted_ps, finished_ps;
-  std::size_t issued = 0;
-  sc_core::sc_event issued_ev;
-
-  Requester(const sc_core::sc_module_name& name, std::vector<MemoryTransfer> t, double start)
-      : sc_core::sc_module(name), transfers(std::move(t)), start_ps(start) {
-    SC_HAS_PROCESS(Requester);
-    SC_THREAD(issue);
-    SC_THREAD(retire);
-  }
-  void issue() {
-    if (start_ps > 0) sc_core::wait(sc_core::sc_time(start_ps, sc_core::SC_PS));
-    for (const auto& t : transfers) {
-      handle.push_back(mem->begin(t));
-      accepted_ps.push_back(now_ps());
-      ++issued;
-      issued_ev.notify();
-    }
-  }
-  void retire() {
-    for (std::size_t i = 0; i < transfers.size(); ++i) {
-      while (issued <= i) sc_core::wait(issued_ev);
-      mem->finish(handle[i]);
-      finished_ps.push_back(now_ps());
-    }
-  }
-  double first_ps() const { return accepted_ps.empty() ? -1 : accepted_ps.front(); }
-  double last_ps() const { return finished_ps.size() < transfers.size() ? -1 : finished_ps.back(); }
-};
+using Requester = test::MemoryRequester;
 
 /// `bytes` from `addr` in kChunk transfers from requester `id`.
 std::vector<MemoryTransfer> stream(std::uint16_t id, std::uint64_t addr, std::uint64_t bytes,

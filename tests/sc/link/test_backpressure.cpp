@@ -17,6 +17,7 @@
 #include "models/hbm/hbm_module.h"
 #include "models/link/memory_link_module.h"
 #include "models/sram/sram_module.h"
+#include "tests/support/memory_requester.h"
 
 using namespace systole;
 using namespace systole::models;
@@ -27,43 +28,7 @@ constexpr std::uint64_t kBytes = 64 * 1024;  // per transfer: 128 requests of 51
 constexpr int kTransfers = 16;
 constexpr double kLatencyPs = 500'000;  // 500 ns
 
-/// A DMA-like requester: `issue` offers its transfers in order (held while refused), `retire`
-/// finishes them in order. Records when each was accepted and finished, and the time held.
-struct Requester : sc_core::sc_module {
-  sc_core::sc_port<MemoryIf> mem;
-  std::vector<MemoryTransfer> transfers;
-  std::vector<std::uint64_t> handle;
-  std::vector<double> accepted_ps, finished_ps;
-  double held_ps = 0;
-  std::size_t issued = 0;
-  sc_core::sc_event issued_ev;
-
-  Requester(const sc_core::sc_module_name& name, std::vector<MemoryTransfer> t)
-      : sc_core::sc_module(name), transfers(std::move(t)) {
-    SC_HAS_PROCESS(Requester);
-    SC_THREAD(issue);
-    SC_THREAD(retire);
-  }
-  static double now() { return static_cast<double>(sc_core::sc_time_stamp().value()); }
-  void issue() {
-    for (const auto& t : transfers) {
-      const double offered = now();
-      handle.push_back(mem->begin(t));
-      accepted_ps.push_back(now());
-      held_ps += now() - offered;
-      ++issued;
-      issued_ev.notify();
-    }
-  }
-  void retire() {
-    for (std::size_t i = 0; i < transfers.size(); ++i) {
-      while (issued <= i) sc_core::wait(issued_ev);
-      mem->finish(handle[i]);
-      finished_ps.push_back(now());
-    }
-  }
-  double elapsed_ps() const { return finished_ps.empty() ? -1 : finished_ps.back(); }
-};
+using Requester = test::MemoryRequester;
 
 /// `n` transfers of kBytes, back to back in the memory, every `write_every`-th one a write
 /// (0: all reads); each engine's requests in a window of 4096.

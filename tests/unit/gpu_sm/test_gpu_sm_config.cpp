@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "models/gpu_sm/gpu_sm_config.h"
-#include "sim/config/node.h"
+#include "tests/support/config_error.h"
 
 using namespace systole;
 using namespace systole::models;
@@ -12,7 +12,7 @@ using Catch::Matchers::Contains;
 namespace {
 
 GpuSmConfig load(const std::string& yaml) {
-  return GpuSmConfig::schema().load(config::parse_yaml(yaml, "t.yaml"), "gpu_sm");
+  return test::load_section<GpuSmConfig>(yaml, "t.yaml", "gpu_sm");
 }
 
 }  // namespace

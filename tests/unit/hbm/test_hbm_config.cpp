@@ -6,6 +6,7 @@
 
 #include "models/hbm/hbm_config.h"
 #include "sim/config/node.h"
+#include "tests/support/config_error.h"
 
 using namespace systole;
 using models::HbmConfig;
@@ -13,16 +14,11 @@ using models::HbmConfig;
 namespace {
 
 HbmConfig load(const std::string& yaml) {
-  return HbmConfig::schema().load(config::parse_yaml(yaml, "hbm.yaml"), "hbm");
+  return test::load_section<HbmConfig>(yaml, "hbm.yaml", "hbm");
 }
 
 std::string error(const std::string& yaml) {
-  try {
-    load(yaml);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "<no error>";
+  return test::config_error([&] { load(yaml); });
 }
 
 }  // namespace
@@ -93,9 +89,9 @@ TEST_CASE("HBM bad presets are errors with exact messages", "[unit][hbm][config]
   CHECK(error("{channels: 6, bank_groups: 3}") ==
         "hbm.yaml:1:28: hbm.bank_groups: 3 is not a power of two: the address mapping slices "
         "address bits, so it needs one");
-  for (const char* ok : {"{stacks: 5, capacity: 40GiB}", "{stacks: 7, capacity: 56GiB}",
-                         "{preset: hbm3, stacks: 5, capacity: 80GiB}",
-                         "{stacks: 1, channels: 3, capacity: 3GiB}"})
+  for (const char* ok :
+       {"{stacks: 5, capacity: 40GiB}", "{stacks: 7, capacity: 56GiB}",
+        "{preset: hbm3, stacks: 5, capacity: 80GiB}", "{stacks: 1, channels: 3, capacity: 3GiB}"})
     CHECK(error(ok) == "<no error>");
   CHECK(error("{preset: hbm4}") ==
         "hbm.yaml:1:10: hbm.preset: expected one of hbm2, hbm2e, hbm3, hbm3e, got 'hbm4' (did "

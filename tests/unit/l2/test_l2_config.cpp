@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "models/l2/l2_config.h"
-#include "sim/config/node.h"
+#include "tests/support/config_error.h"
 
 using namespace systole;
 using models::L2Config;
@@ -12,16 +12,11 @@ using models::L2Config;
 namespace {
 
 L2Config load(const std::string& yaml) {
-  return L2Config::schema().load(config::parse_yaml(yaml, "l2.yaml"), "l2");
+  return test::load_section<L2Config>(yaml, "l2.yaml", "l2");
 }
 
 std::string error(const std::string& yaml) {
-  try {
-    load(yaml);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "<no error>";
+  return test::config_error([&] { load(yaml); });
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // HBM, TDP), and bad device configs are ConfigErrors naming the key and the fix.
 #include <catch2/catch.hpp>
 
+#include "tests/support/config_error.h"
 #include "tests/unit/workloads/gpu_device_fixture.h"
 
 using namespace systole;
@@ -10,12 +11,7 @@ using models::TcType;
 namespace {
 
 std::string error(const std::string& file, const std::string& overrides) {
-  try {
-    test::load_gpu_device(file, overrides);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "<no error>";
+  return test::config_error([&] { test::load_gpu_device(file, overrides); });
 }
 
 }  // namespace
