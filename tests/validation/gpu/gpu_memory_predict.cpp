@@ -100,6 +100,26 @@ class WarpLoads {
 
 using MinHeap = std::priority_queue<double, std::vector<double>, std::greater<>>;
 
+/// Sends the L2's fetches for access `id` (accepted at `t_ps`, a miss) to the HBM model through
+/// `port` and returns when the L2 settles the access.
+double serve_miss(L2Timing& l2, HbmTiming& h, std::uint32_t port, std::uint64_t id, double t_ps) {
+  if (!l2.writebacks().empty()) throw std::logic_error("a read-only chase wrote back");
+  const std::vector<DmaDescriptor> fetches = l2.fetches();
+  h.advance_to(std::max(h.now(), static_cast<models::Cycle>(std::ceil(t_ps / h.tck_ps()))));
+  for (const auto& f : fetches) h.submit(port, f, false);
+  h.run_until_idle();
+  auto arrived = h.take_completed();
+  std::sort(arrived.begin(), arrived.end(),
+            [](const auto& a, const auto& b) { return a.id < b.id; });
+  double at = 0;  // fetches arrive at the L2 in issue order
+  for (const auto& c : arrived) {
+    at = std::max(at, static_cast<double>(c.at) * h.tck_ps());
+    for (const auto& s : l2.fetch_arrived(at))
+      if (s.id == id) return s.done_ps;
+  }
+  throw std::logic_error("a missed load was never settled");
+}
+
 }  // namespace
 
 double predict_stream(const GpuDeviceConfig& d, StreamKernel k, std::uint64_t array_bytes) {
@@ -179,24 +199,10 @@ ChaseLatency predict_chase(const GpuDeviceConfig& d, std::uint64_t footprint, in
     const std::uint64_t l = rng() % (footprint / line);
     const auto acc = l2.access(port, DmaDescriptor::linear(l * line, 4), false, t);
     double done = acc.done_ps;
-    if (acc.settled) {
+    if (acc.settled)
       ++hits;
-    } else {
-      if (!l2.writebacks().empty()) throw std::logic_error("a read-only chase wrote back");
-      const std::vector<DmaDescriptor> fetches = l2.fetches();
-      h.advance_to(std::max(h.now(), static_cast<models::Cycle>(std::ceil(t / h.tck_ps()))));
-      for (const auto& f : fetches) h.submit(hbm_port, f, false);
-      h.run_until_idle();
-      auto arrived = h.take_completed();
-      std::sort(arrived.begin(), arrived.end(),
-                [](const auto& a, const auto& b) { return a.id < b.id; });
-      double at = 0;
-      for (const auto& c : arrived) {
-        at = std::max(at, static_cast<double>(c.at) * h.tck_ps());
-        for (const auto& s : l2.fetch_arrived(at))
-          if (s.id == acc.id) done = s.done_ps;
-      }
-    }
+    else
+      done = serve_miss(l2, h, hbm_port, acc.id, t);
     const double latency = done - t;
     const bool is_near = l2.partition_of_slice(l2.address_map().locate(l).slice) == 0;
     (is_near ? near_sum : far_sum) += latency;
