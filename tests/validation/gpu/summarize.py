@@ -101,7 +101,8 @@ def membench():
 
 
 def sustained():
-    print("**Sustained 8192^3 bf16** (`sustained`: six windows of back-to-back products, each timed for at least 0.5 s; TFLOP/s)\n")
+    print("**Sustained 8192^3 bf16** (`sustained`: six windows of back-to-back products, "
+          "each timed for at least 0.5 s; TFLOP/s)\n")
     body = []
     for run in ("h100_run2", "h200_run1"):
         for init in ("random", "zeros"):
