@@ -1,0 +1,276 @@
+#include "workloads/mapping/gpu_attention_mapping.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "workloads/mapping/gpu_gemm_mapping.h"
+
+namespace systole::workloads {
+
+using models::FlashTile;
+using models::FlashVersion;
+using models::GpuArch;
+using models::TcType;
+
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+/// ASSUMPTION (40-64): registers beside the O and S accumulators and a k-step of Q/K fragments
+/// (addresses, row max/sum, loop state) in FA-2's main loop; with the accumulators it gives the
+/// 255-register kernels FA-2's hdim 64-256 builds are (its tiles keep O, S and P in registers).
+constexpr std::int64_t kFa2RegOverhead = 40;
+
+/// FA-2's tile by head dimension (csrc/flash_attn/src/flash_fwd_launch_template.h,
+/// run_mha_fwd_hdim*; no dropout; sm80 and sm90 take the same branches):
+/// {block_m, block_n, warps}.
+std::tuple<std::int64_t, std::int64_t, std::int64_t> fa2_tile(const models::GpuSmConfig& sm,
+                                                              std::int64_t d) {
+  if (d <= 64) return {128, 128, 4};
+  if (d <= 128) return {128, 64, 4};  // hdim 96 and 128
+  if (d <= 192) return {128, 64, 8};
+  // hdim 256: 128x64 with 8 warps when one block may hold it but two 64x64 CTAs would not fit.
+  const auto block = static_cast<std::int64_t>(sm.smem_per_block.value());
+  const auto per_sm = static_cast<std::int64_t>(sm.smem_per_sm.value());
+  const std::int64_t e = 2;
+  if (block >= e * d * (128 + 2 * 64) && per_sm < 2 * e * d * (64 + 2 * 64)) return {128, 64, 8};
+  return {64, 64, 4};
+}
+
+/// FA-3's tile by head dimension (hopper/tile_size.h, tile_size_fwd_sm90; no paging, softcap
+/// or local window): {block_m, block_n}.
+std::pair<std::int64_t, std::int64_t> fa3_tile(std::int64_t d, bool causal, bool fp8) {
+  if (!fp8) {
+    if (d <= 64) return {192, causal ? 128 : 192};
+    if (d <= 96) return {192, 144};
+    if (d <= 128) return {128, causal ? 128 : 176};
+    if (d <= 192) return {128, 128};
+    return {128, 80};
+  }
+  if (d <= 64) return {192, 160};
+  if (d <= 96) return {192, 128};
+  if (d <= 128) return {128, 224};
+  if (d <= 192) return {128, 160};
+  return {128, 128};
+}
+
+/// The head dimension a kernel is instantiated for: FA-2 rounds up to 32 (to 64 above 128),
+/// FA-3 builds 64, 96, 128, 192 and 256.
+std::int64_t kernel_head_dim(std::int64_t d, bool fa3) {
+  if (!fa3) return d <= 128 ? ceil_div(d, 32) * 32 : ceil_div(d, 64) * 64;
+  for (const std::int64_t k : {64, 96, 128, 192, 256})
+    if (d <= k) return k;
+  return d;
+}
+
+std::int64_t fa2_regs(std::int64_t block_m, std::int64_t block_n, std::int64_t d,
+                      std::int64_t warps) {
+  const std::int64_t rows = block_m / warps;
+  const std::int64_t acc = rows * (d + block_n) / 32;
+  const std::int64_t frags = 2 * ((rows / 16) * 4 + (block_n / 8) * 2);
+  return std::min<std::int64_t>(255, (acc + frags + kFa2RegOverhead + 7) / 8 * 8);
+}
+
+[[noreturn]] void reject(const Layer& l, const std::string& why) {
+  throw WorkloadError(fmt::format("{}: layer '{}': {}", l.origin.str(), l.name, why));
+}
+
+void check_layer(const models::GpuDeviceConfig& d, const Layer& l, TcType type, bool fa3) {
+  const AttentionShape& a = l.attn;
+  if (l.op != LayerOp::kAttention) reject(l, "not an attention layer");
+  if (a.batch < 1 || a.heads < 1 || a.kv_heads < 1 || a.seq_q < 1 || a.seq_kv < 1 || a.head_dim < 1)
+    reject(l, fmt::format("empty attention {}", l.shape()));
+  if (a.heads % a.kv_heads != 0)
+    reject(l, fmt::format("{} query heads do not share {} K/V heads evenly", a.heads, a.kv_heads));
+  if (a.head_dim > 256)
+    reject(l, fmt::format("head_dim {} exceeds FlashAttention's largest (256): split the head or "
+                          "map it unfused",
+                          a.head_dim));
+  if (d.gpu_sm.tc_rate(type) == 0)
+    reject(l, fmt::format("the {} SM has no {} tensor-core path{}",
+                          models::gpu_arch_name(d.gpu_sm.arch), models::tc_type_name(type),
+                          type == TcType::kFp8E4M3 || type == TcType::kFp8E5M2
+                              ? ": fp8 needs an H100-class (hopper) device"
+                              : ""));
+  const bool sixteen = type == TcType::kBf16 || type == TcType::kFp16;
+  if (!sixteen && !(fa3 && type == TcType::kFp8E4M3))
+    reject(l,
+           fmt::format("{} FlashAttention runs bf16/fp16{}, not {}", fa3 ? "the FA-3" : "the FA-2",
+                       fa3 ? " and fp8 e4m3" : "", models::tc_type_name(type)));
+}
+
+FlashTile choose_tile(const models::GpuDeviceConfig& d, const Layer& l, TcType type, bool fa3) {
+  FlashTile t;
+  t.in_type = type;
+  t.out_bytes = type == TcType::kFp8E4M3 ? 2 : models::tc_type_bytes(type);  // fp8 writes bf16
+  t.head_dim = kernel_head_dim(l.attn.head_dim, fa3);
+  if (fa3) {
+    t.version = FlashVersion::kFa3;
+    std::tie(t.block_m, t.block_n) =
+        fa3_tile(t.head_dim, l.attn.causal, type != TcType::kBf16 && type != TcType::kFp16);
+    t.stages = 2;  // hopper/flash_fwd_launch_template.h: kStages = 2 on sm90
+    // The scheduler barrier (ping-pong) of the sm90 mainloop: two or more warpgroups, head dim
+    // up to 128 for 16-bit types (at least 128 for fp8).
+    t.pingpong = type == TcType::kFp8E4M3 ? t.head_dim >= 128 : t.head_dim <= 128;
+  } else {
+    t.version = FlashVersion::kFa2;
+    std::tie(t.block_m, t.block_n, t.warps) = fa2_tile(d.gpu_sm, t.head_dim);
+    t.regs_per_thread = fa2_regs(t.block_m, t.block_n, t.head_dim, t.warps);
+  }
+  return t;
+}
+
+/// HBM bytes: Q read and O written once; K and V of a (batch, K/V head) once when the heads in
+/// flight keep theirs in one L2 partition's share, else once per query tile (and per query head
+/// of a GQA group). Causal tiles read only the blocks they visit.
+std::uint64_t hbm_bytes(const models::GpuDeviceConfig& d, const GpuAttentionMapping& m) {
+  const AttentionShape& a = m.shape;
+  const double e = static_cast<double>(models::tc_type_bytes(m.tile.in_type));
+  const double q = static_cast<double>(a.batch * a.heads * a.seq_q * a.head_dim);
+  const double kv_head = 2.0 * static_cast<double>(a.seq_kv * a.head_dim) * e;
+  const double kv_heads = static_cast<double>(a.batch * a.kv_heads);
+  const std::int64_t in_flight =
+      std::min(m.tiles, d.sms * m.ctas_per_sm) / std::max<std::int64_t>(1, m.m_blocks) + 1;
+  const double l2 =
+      static_cast<double>(d.l2.capacity.value()) / static_cast<double>(d.l2.partitions);
+  const double visited = static_cast<double>(m.block_visits) /
+                         static_cast<double>(m.tiles * m.n_blocks);  // causal: about half
+  double kv = kv_heads * kv_head;
+  if (static_cast<double>(std::min<std::int64_t>(in_flight, a.batch * a.kv_heads)) * kv_head > l2)
+    kv *= static_cast<double>(m.m_blocks * a.group()) * visited;
+  return static_cast<std::uint64_t>(q * e + kv + q * static_cast<double>(m.tile.out_bytes));
+}
+
+/// Blocks tile m_block visits and how many of them carry the causal (or seq_kv edge) mask.
+std::pair<std::int64_t, std::int64_t> visits(const GpuAttentionMapping& m, std::int64_t mb) {
+  const AttentionShape& a = m.shape;
+  const std::int64_t bm = m.tile.block_m, bn = m.tile.block_n;
+  if (!a.causal) return {m.n_blocks, a.seq_kv % bn != 0 ? 1 : 0};
+  // Bottom-right aligned: query row r sees keys up to r + seq_kv - seq_q.
+  const std::int64_t last_row = std::min((mb + 1) * bm, a.seq_q) - 1 + a.seq_kv - a.seq_q;
+  const std::int64_t n = std::clamp<std::int64_t>(ceil_div(last_row + 1, bn), 1, m.n_blocks);
+  const std::int64_t first_row = mb * bm + a.seq_kv - a.seq_q;
+  // Unmasked blocks end at or before the first row's last key.
+  const std::int64_t full = std::clamp<std::int64_t>((first_row + 1) / bn, 0, n);
+  return {n, n - full};
+}
+
+std::string describe(const GpuAttentionMapping& m, const models::GpuDeviceConfig& d) {
+  return fmt::format(
+      "{}: {} tiles of {} query rows (batch {} x heads {} x {} row blocks) over {} SMs x {} "
+      "CTA(s) ({} bound, {} of shared memory) = {} wave(s){}; {} K/V block visits of {} rows; "
+      "HBM {:.1f} MB; estimate {:.1f} us, bound by {}",
+      m.tile_text(), m.tiles, m.tile.block_m, m.shape.batch, m.shape.heads, m.m_blocks, d.sms,
+      m.ctas_per_sm, models::occupancy_limit_name(m.occupancy.limiter),
+      format_quantity(static_cast<double>(m.occupancy.smem_per_cta), Dimension::kBytes), m.waves,
+      m.persistent ? " (persistent)" : "", m.block_visits, m.tile.block_n,
+      static_cast<double>(m.hbm_bytes) / 1e6, 1e6 * m.estimated_seconds, m.bounds.bound);
+}
+
+}  // namespace
+
+std::string GpuAttentionMapping::tile_text() const {
+  const bool fa3 = tile.version == FlashVersion::kFa3;
+  return fmt::format("{} {}x{} d{} {}{}{} {}cta {}w", models::flash_version_name(tile.version),
+                     tile.block_m, tile.block_n, tile.head_dim, fa3 ? "wg" : "w",
+                     fa3 ? tile.block_m / 64 : tile.warps, fa3 && tile.pingpong ? " pp" : "",
+                     ctas_per_sm, waves);
+}
+
+GpuAttentionMapping map_gpu_attention(const models::GpuDeviceConfig& d, const Layer& layer,
+                                      const GpuAttentionOptions& o) {
+  const TcType type = gpu_tc_type(layer);
+  const bool fa3 = d.gpu_sm.arch == GpuArch::kHopper && !o.force_fa2;
+  check_layer(d, layer, type, fa3);
+  GpuAttentionMapping m;
+  m.shape = layer.attn;
+  m.tile = choose_tile(d, layer, type, fa3);
+  models::FlashShape s;
+  try {
+    s = models::flash_shape(d.gpu_sm, m.tile);
+  } catch (const ConfigError& e) {
+    reject(layer, fmt::format("the {} kernel cannot run on this SM: {}", m.tile_text(), e.what()));
+  }
+  m.occupancy = models::occupancy(d.gpu_sm, s.resources);
+  m.ctas_per_sm = m.occupancy.ctas;
+  m.persistent = fa3;
+  const AttentionShape& a = m.shape;
+  m.m_blocks = ceil_div(a.seq_q, m.tile.block_m);
+  m.n_blocks = ceil_div(a.seq_kv, m.tile.block_n);
+  m.tiles = a.batch * a.heads * m.m_blocks;
+  for (std::int64_t mb = 0; mb < m.m_blocks; ++mb)
+    m.block_visits += a.batch * a.heads * visits(m, mb).first;
+  m.waves = ceil_div(m.tiles, d.sms * m.ctas_per_sm);
+  m.hbm_bytes = hbm_bytes(d, m);
+  const double rate = static_cast<double>(d.gpu_sm.tc_rate(type));
+  const double block_cycles =
+      2.0 * static_cast<double>(m.tile.block_m * m.tile.block_n * m.tile.head_dim) / rate;
+  // The busiest SM: its share of the block visits, at least one tile's worth.
+  const double per_sm = std::ceil(static_cast<double>(m.block_visits) / static_cast<double>(d.sms));
+  auto& b = m.bounds;
+  b.flops = 4.0 * static_cast<double>(a.batch * a.heads) * static_cast<double>(a.seq_q) *
+            static_cast<double>(a.seq_kv) * static_cast<double>(a.head_dim) / (a.causal ? 2 : 1);
+  b.compute_cycles = b.flops / (2.0 * rate * static_cast<double>(d.sms));
+  const double e = static_cast<double>(models::tc_type_bytes(type));
+  b.compulsory_bytes = static_cast<std::uint64_t>(
+      static_cast<double>(a.batch * a.head_dim) *
+      (static_cast<double>(a.heads * a.seq_q) * (e + static_cast<double>(m.tile.out_bytes)) +
+       2.0 * static_cast<double>(a.kv_heads * a.seq_kv) * e));
+  b.hbm_cycles = static_cast<double>(m.hbm_bytes) / d.hbm_bytes_per_cycle();
+  b.roofline_cycles = std::max(b.compute_cycles, b.hbm_cycles);
+  b.bound = b.roofline_cycles == b.compute_cycles ? "compute" : "hbm";
+  m.estimated_cycles = d.cycles(d.launch_overhead) + std::max(per_sm * block_cycles, b.hbm_cycles);
+  m.estimated_seconds = m.estimated_cycles / d.gpu_sm.clock.value();
+  m.why = describe(m, d);
+  return m;
+}
+
+models::FlashLaunch gpu_attention_launch(const GpuAttentionMapping& m, int sms) {
+  models::FlashLaunch l;
+  l.tile = m.tile;
+  l.sms = sms;
+  const AttentionShape& a = m.shape;
+  // FA-3's causal scheduler hands out the longest tiles (last row blocks) first.
+  const bool reverse = m.persistent && a.causal;
+  for (std::int64_t bh = 0; bh < a.batch * a.heads; ++bh)
+    for (std::int64_t i = 0; i < m.m_blocks; ++i) {
+      const std::int64_t mb = reverse ? m.m_blocks - 1 - i : i;
+      models::FlashCtaWork w;
+      w.id = static_cast<std::int64_t>(l.ctas.size());
+      w.head = bh;
+      w.m_block = mb;
+      w.q_rows = std::min(m.tile.block_m, a.seq_q - mb * m.tile.block_m);
+      std::tie(w.n_blocks, w.masked) = visits(m, mb);
+      w.first_rows = std::min(m.tile.block_n, a.seq_kv - (w.n_blocks - 1) * m.tile.block_n);
+      l.ctas.push_back(w);
+    }
+  if (reverse)  // longest first across heads too: sort by blocks visited, stable
+    std::stable_sort(l.ctas.begin(), l.ctas.end(),
+                     [](const auto& x, const auto& y) { return x.n_blocks > y.n_blocks; });
+  return l;
+}
+
+models::LatencyBandwidthPort gpu_attention_port(const models::GpuDeviceConfig& d,
+                                                const GpuAttentionMapping& m,
+                                                const models::FlashLaunch& l) {
+  const models::FlashShape s = models::flash_shape(d.gpu_sm, l.tile);
+  double requested = 0;
+  for (const auto& w : l.ctas) {
+    requested += static_cast<double>(s.q_bytes(w).value() + s.o_bytes(w).value());
+    requested += 2.0 * static_cast<double>(s.kv_bytes(w, 0).value() +
+                                           static_cast<std::uint64_t>(w.n_blocks - 1) *
+                                               s.kv_bytes(w, 1).value());
+  }
+  const double scale =
+      std::max(1.0, requested / static_cast<double>(std::max<std::uint64_t>(1, m.hbm_bytes)));
+  const double shared = std::min(d.l2_bytes_per_cycle(), d.hbm_bytes_per_cycle() * scale);
+  const double latency = static_cast<double>(d.l2.hit_latency) +
+                         static_cast<double>(d.l2.far_penalty) / 2 + d.cycles(d.hbm.latency);
+  return models::LatencyBandwidthPort(static_cast<int>(d.sms),
+                                      static_cast<double>(d.l2.port_bandwidth), shared,
+                                      static_cast<std::uint64_t>(latency));
+}
+
+}  // namespace systole::workloads
