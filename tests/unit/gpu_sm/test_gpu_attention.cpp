@@ -1,0 +1,192 @@
+// FlashAttention forward model (models/gpu_sm/gpu_attention.h): the run never beats the tensor
+// peak or the port's bandwidth, the port sees one request per Q tile, K/V block and O store in
+// nondecreasing issue order, a warp's softmax does not overlap its own mma.sync, monotonic in
+// work, SMs, SFU rate and memory latency, and bad tiles are ConfigErrors with a reason.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <random>
+
+#include "models/gpu_sm/gpu_attention.h"
+#include "sim/core/error.h"
+
+using namespace systole;
+using namespace systole::models;
+
+namespace {
+
+/// A port that records what it was asked and answers as LatencyBandwidthPort.
+class RecordingPort : public GmemPort {
+ public:
+  RecordingPort(int sms, double sm_bw, double shared_bw, std::uint64_t lat)
+      : inner_(sms, sm_bw, shared_bw, lat) {}
+  Cycles complete(const GmemRequest& r) override {
+    if (!log.empty()) {
+      CHECK(r.issue.value() >= log.back().issue.value());
+    }
+    log.push_back(r);
+    return inner_.complete(r);
+  }
+  std::vector<GmemRequest> log;
+
+ private:
+  LatencyBandwidthPort inner_;
+};
+
+FlashTile fa2_tile(std::int64_t d = 128) {
+  FlashTile t;
+  t.head_dim = d;
+  t.block_m = 128;
+  t.block_n = d <= 64 ? 128 : 64;
+  t.warps = 4;
+  return t;
+}
+
+FlashTile fa3_tile() {
+  FlashTile t;
+  t.version = FlashVersion::kFa3;
+  t.block_m = 128;
+  t.block_n = 176;
+  t.stages = 2;
+  return t;
+}
+
+/// `tiles` full tiles of `n` K/V blocks each.
+FlashLaunch launch(const FlashTile& t, int sms, std::int64_t tiles, std::int64_t n,
+                   std::int64_t masked = 0) {
+  FlashLaunch l;
+  l.tile = t;
+  l.sms = sms;
+  for (std::int64_t i = 0; i < tiles; ++i)
+    l.ctas.push_back({i, i, 0, t.block_m, n, masked, t.block_n});
+  return l;
+}
+
+FlashRun run(const GpuSmConfig& c, const FlashLaunch& l, double bw = 64, std::uint64_t lat = 600,
+             RecordingPort* out = nullptr) {
+  RecordingPort port(l.sms, bw, 0, lat);
+  GpuAttentionModel m(c, port);
+  FlashRun r = m.run(l);
+  if (out) *out = port;
+  return r;
+}
+
+double tensor_cycles(const GpuSmConfig& c, const FlashLaunch& l) {
+  double fma = 0;
+  for (const auto& w : l.ctas)
+    fma +=
+        2.0 * static_cast<double>(l.tile.block_m * l.tile.block_n * l.tile.head_dim * w.n_blocks);
+  return fma / static_cast<double>(c.tc_rate(l.tile.in_type) * l.sms);
+}
+
+}  // namespace
+
+TEST_CASE("gpu_attention: runs are no faster than the tensor peak or the port's bandwidth",
+          "[unit][gpu_sm][attention]") {
+  std::mt19937 rng(11);
+  for (int i = 0; i < 40; ++i) {
+    const bool fa3 = i % 2 == 1;
+    const GpuSmConfig c = fa3 || i % 4 == 2 ? h100_sxm5_sm() : a100_sxm4_sm();
+    const FlashTile t = fa3 ? fa3_tile() : fa2_tile(i % 3 == 0 ? 64 : 128);
+    const int sms = 1 + static_cast<int>(rng() % 4);
+    const auto tiles = static_cast<std::int64_t>(1 + rng() % 12);
+    const auto n = static_cast<std::int64_t>(1 + rng() % 16);
+    const double bw = 8.0 * static_cast<double>(1 + rng() % 16);
+    const FlashLaunch l = launch(t, sms, tiles, n);
+    RecordingPort port(sms, bw, 0, 100);
+    const FlashRun r = run(c, l, bw, 100 + rng() % 900, &port);
+    INFO("case " << i << " fa3 " << fa3 << " sms " << sms << " tiles " << tiles << " n " << n);
+    CHECK(static_cast<double>(r.cycles) >= tensor_cycles(c, l));
+    // Each SM's bytes pass its own port stage at bw bytes per cycle.
+    std::vector<double> bytes(static_cast<size_t>(sms), 0);
+    for (const auto& q : port.log)
+      bytes[static_cast<size_t>(q.sm)] += static_cast<double>(q.bytes.value());
+    for (const double b : bytes) CHECK(static_cast<double>(r.cycles) >= b / bw);
+    // One request per Q tile, K_j, V_j and O store.
+    CHECK(port.log.size() == static_cast<size_t>(tiles * (2 * n + 2)));
+    CHECK(r.ctas.size() == static_cast<size_t>(tiles));
+  }
+}
+
+TEST_CASE("gpu_attention: FA-2's softmax does not overlap its own warp's mma.sync",
+          "[unit][gpu_sm][attention]") {
+  // One CTA on one SM: nothing else can fill its tensor pipe, so every block costs at least its
+  // mma.sync cycles plus the softmax's SFU cycles.
+  const GpuSmConfig c = a100_sxm4_sm();
+  const FlashTile t = fa2_tile();
+  const FlashShape s = flash_shape(c, t);
+  const std::int64_t n = 8;
+  const FlashRun r = run(c, launch(t, 1, 1, n), 1024, 10);
+  const std::int64_t per_block =
+      (s.qk_steps * s.qk_mma + s.pv_steps * s.pv_mma) * s.qk_ii + s.sm_sfu * s.sfu_cycles;
+  CHECK(r.cycles >= static_cast<std::uint64_t>(n * per_block));
+  // Two CTAs: their warps share a sub-partition's scheduler one section at a time (README rule
+  // 2), so neither's softmax hides under the other's mma.sync either; no slower than in turn.
+  FlashLaunch two = launch(t, 1, 2, n);
+  two.max_resident = 2;
+  const auto both = run(c, two, 1024, 10).cycles;
+  CHECK(both >= static_cast<std::uint64_t>(2 * n * per_block));
+  CHECK(both <= 2 * r.cycles);
+}
+
+TEST_CASE("gpu_attention: monotonic in work, SMs, SFU rate and memory latency",
+          "[unit][gpu_sm][attention]") {
+  for (const bool fa3 : {false, true}) {
+    const GpuSmConfig c = fa3 ? h100_sxm5_sm() : a100_sxm4_sm();
+    const FlashTile t = fa3 ? fa3_tile() : fa2_tile();
+    std::uint64_t prev = 0;
+    for (const std::int64_t n : {1, 2, 4, 8, 16, 32}) {
+      const auto cyc = run(c, launch(t, 2, 8, n)).cycles;
+      CHECK(cyc > prev);
+      prev = cyc;
+    }
+    std::uint64_t prev_sms = ~0ULL;
+    for (const int sms : {1, 2, 4, 8}) {
+      const auto cyc = run(c, launch(t, sms, 16, 8)).cycles;
+      CHECK(cyc <= prev_sms);
+      prev_sms = cyc;
+    }
+    GpuSmConfig slow = c;
+    slow.sfu_lanes = c.sfu_lanes / 2;
+    CHECK(run(slow, launch(t, 2, 8, 8)).cycles > run(c, launch(t, 2, 8, 8)).cycles);
+    CHECK(run(c, launch(t, 2, 8, 8), 64, 2000).cycles >=
+          run(c, launch(t, 2, 8, 8), 64, 200).cycles);
+    // Masked (causal diagonal) blocks cost more FP32 work, never less.
+    CHECK(run(c, launch(t, 2, 8, 8, 2)).cycles >= run(c, launch(t, 2, 8, 8, 0)).cycles);
+  }
+}
+
+TEST_CASE("gpu_attention: FA-3's ping-pong and the FA-3 kernel beat FA-2 on H100",
+          "[unit][gpu_sm][attention]") {
+  const GpuSmConfig h = h100_sxm5_sm();
+  FlashTile pp = fa3_tile(), no_pp = fa3_tile();
+  no_pp.pingpong = false;
+  const auto a = run(h, launch(pp, 2, 8, 32)).cycles, b = run(h, launch(no_pp, 2, 8, 32)).cycles;
+  CHECK(a <= b);
+  // Same work (128 x 11264 keys per tile) on FA-2's 128x64 tile and FA-3's 128x176.
+  const auto fa2 = run(h, launch(fa2_tile(), 2, 8, 176)).cycles;
+  CHECK(a < fa2);
+}
+
+TEST_CASE("gpu_attention: tiles the SM cannot run are ConfigErrors with the reason",
+          "[unit][gpu_sm][attention]") {
+  using Catch::Matchers::Contains;
+  const GpuSmConfig a = a100_sxm4_sm(), h = h100_sxm5_sm();
+  FlashTile t = fa2_tile();
+  t.head_dim = 512;
+  CHECK_THROWS_WITH(flash_shape(a, t), Contains("head_dim 512") && Contains("256"));
+  t = fa2_tile();
+  t.in_type = TcType::kFp8E4M3;
+  CHECK_THROWS_WITH(flash_shape(a, t), Contains("fp8") && Contains("hopper"));
+  CHECK_THROWS_WITH(flash_shape(h, t), Contains("FlashAttention-2 runs fp16 and bf16 only"));
+  CHECK_THROWS_WITH(flash_shape(a, fa3_tile()), Contains("sm_90a"));
+  t = fa2_tile();
+  t.warps = 3;
+  CHECK_THROWS_AS(flash_shape(a, t), ConfigError);
+  FlashTile big = fa3_tile();
+  big.stages = 4;  // 4 x 2 x 176 x 128 x 2 B of K/V: more than one block's shared memory
+  CHECK_THROWS_WITH(flash_shape(h, big), Contains("shared memory"));
+  FlashLaunch bad = launch(fa2_tile(), 1, 1, 4);
+  bad.ctas[0].masked = 5;
+  CHECK_THROWS_AS(run(a, bad), ConfigError);
+}
