@@ -1,5 +1,6 @@
 #include "models/register_all.h"
 
+#include "models/systems/gpu_device/gpu_device_system.h"
 #include "models/systems/tpu_chip/tpu_chip_system.h"
 #include "workloads/frontends/yaml_workload.h"
 
@@ -7,6 +8,7 @@ namespace systole::models {
 
 void register_all(Registry& r) {
   register_tpu_chip(r);
+  register_gpu_device(r);
   for (const auto& [name, op] : workloads::layer_ops())
     r.add({name, "layer", workloads::layer_schema(op).doc(), &workloads::layer_schema(op), {}});
 }

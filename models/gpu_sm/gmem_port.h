@@ -21,12 +21,18 @@ struct GmemRequest {
   std::int64_t stage = 0;   ///< the shared-memory stage the copy fills (k_tile mod stages)
   bool store = false;
   Bytes bytes{0};
-  Cycles issue{0};  ///< SM cycle the last instruction of the copy (or store) issued
+  Cycles issue{0};          ///< SM cycle the last instruction of the copy (or store) issued
+  std::uint64_t token = 0;  ///< the model's handle for a late answer (GpuSmTileStepper::arrived)
 };
+
+/// complete()'s answer from a port that cannot know yet (the GPU device's L2 and HBM answer
+/// later, in simulated time): the model then waits for GpuSmTileStepper::arrived(token, cycle).
+inline constexpr std::uint64_t kGmemPending = ~std::uint64_t{0};
 
 /// Answers requests with the cycle their data is usable in shared memory (copy) or written
 /// (store). Contract: both SM models call it in nondecreasing `issue` order, requests of one
-/// cycle in (sm, slot) order; the answer must be later than `issue`.
+/// cycle in (sm, slot) order; the answer must be later than `issue`, or kGmemPending (tile
+/// model only: the answer comes later through GpuSmTileStepper::arrived).
 class GmemPort {
  public:
   virtual ~GmemPort() = default;

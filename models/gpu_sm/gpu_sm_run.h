@@ -5,7 +5,10 @@
 // the warp-level reference exactly (tests/unit/gpu_sm). Plain C++.
 
 #include <cstdint>
+#include <functional>
 #include <vector>
+
+#include "models/dma/dma_descriptor.h"
 
 #include "models/gpu_sm/gmem_port.h"
 #include "models/gpu_sm/gpu_cta_tile.h"
@@ -73,5 +76,41 @@ GmemRequest gemm_request(const MainloopShape& s, const CtaWork& w, int sm, int s
 
 /// Resident CTAs per SM for a launch: occupancy, capped by max_resident.
 std::int64_t resident_ctas(const GpuSmConfig& c, const GemmLaunch& l);
+
+/// Where a GEMM's operands live: A is M x K row-major (element (m, k) at a(m) + a_k(k)), B is
+/// N x K row-major (the weights, as cuBLAS's TN kernels read them), C is M x N row-major.
+struct GemmAddressing {
+  std::uint64_t a = 0, b = 0, c = 0;
+  std::uint64_t a_row = 0;  ///< bytes from row m of A to row m + 1 (conv: stride x C x elem)
+  std::uint64_t b_row = 0;  ///< bytes per row of B (K x elem)
+  std::uint64_t c_row = 0;  ///< bytes per row of C (N x out elem)
+  std::uint64_t elem = 2;   ///< bytes per A/B element
+  /// Byte offset of column k of A within its row (GEMM: k x elem; conv: the filter tap's
+  /// offset in the input image plus the channel's).
+  std::function<std::uint64_t(std::int64_t k)> a_k;
+  /// Split-K: K slice of each CTA and the bytes between the fp32 partial slabs of C.
+  std::int64_t k_slice = 0;
+  std::uint64_t c_split = 0;
+  /// Strided-batched GEMMs (attention's per-head products): rows of A per batch entry (0: not
+  /// batched), bytes between the B operands, and batch entries sharing one B (GQA's group).
+  std::int64_t batch_rows = 0;
+  std::uint64_t b_batch = 0;
+  std::int64_t b_group = 1;
+};
+
+/// A memory-bound kernel: per SM, chunks read then written, with the SM's compute cycles per
+/// chunk between a chunk's data arriving and its write.
+struct StreamChunk {
+  std::vector<DmaDescriptor> reads, writes;
+  std::uint64_t compute_cycles = 0;
+};
+struct StreamLaunch {
+  std::vector<std::vector<StreamChunk>> per_sm;
+};
+/// What a streaming kernel did: cycles from its start to its last write's completion.
+struct StreamRun {
+  std::uint64_t cycles = 0;
+  std::uint64_t bytes_read = 0, bytes_written = 0;
+};
 
 }  // namespace systole::models

@@ -4,6 +4,7 @@
 #include <limits>
 #include <queue>
 #include <tuple>
+#include <unordered_map>
 
 #include "sim/core/error.h"
 
@@ -62,11 +63,19 @@ struct Ev {
   bool operator>(const Ev& o) const { return key() > o.key(); }
 };
 
-class Fast {
+}  // namespace
+
+class GpuSmTileStepper::Fast {
  public:
   Fast(const GpuSmConfig& c, GmemPort& port, const GemmLaunch& l)
-      : cfg_(c), port_(port), launch_(l), s_(mainloop_shape(c, l.tile)) {}
-  GemmRun run();
+      : cfg_(c), port_(port), launch_(l), s_(mainloop_shape(c, l.tile)) {
+    start();
+  }
+  std::uint64_t next_time() const { return q_.empty() ? kUnknown : q_.top().t; }
+  std::size_t pending() const { return pending_.size(); }
+  void step();
+  void arrived(std::uint64_t token, std::uint64_t done);
+  GemmRun finish();
 
  private:
   std::pair<Kind, std::int64_t> section_of(const CtaT& c, const WarpT& w) const;
@@ -86,7 +95,10 @@ class Fast {
   u64 wgmma_group(int sm, SpT& sp, WarpT& w, const CtaT& c, std::int64_t kt, u64 t0);
   u64 epilogue(int sm, SpT& sp, CtaT& c, u64 t0);
   void copy_issued(int sm, CtaT& c, std::int64_t kt, u64 t);
+  void start();
   void memory(const Ev& e);
+  /// Request `e` completes at `done`: records it and lets the CTA's warps see the data.
+  void answered(const Ev& e, size_t record, u64 done);
   void push(u64 t, int cls, int sm, int slot, bool store = false, std::int64_t kt = 0) {
     q_.push({t, cls, sm, slot, store, kt});
   }
@@ -103,10 +115,16 @@ class Fast {
   std::vector<size_t> next_;
   std::vector<u64> ages_;
   std::priority_queue<Ev, std::vector<Ev>, std::greater<Ev>> q_;
+  struct Pending {
+    Ev e;
+    size_t record;
+  };
+  std::unordered_map<std::uint64_t, Pending> pending_;  ///< requests a late port still owes
+  std::uint64_t next_token_ = 1;
   GemmRun run_;
 };
 
-GemmRun Fast::run() {
+void GpuSmTileStepper::Fast::start() {
   const auto sms = launch_.per_sm.size();
   run_.resident = resident_ctas(cfg_, launch_);
   run_.sms.assign(sms, {});
@@ -123,18 +141,24 @@ GemmRun Fast::run() {
   for (size_t sm = 0; sm < sms; ++sm)
     for (size_t slot = 0; slot < res; ++slot)
       push(0, 0, static_cast<int>(sm), static_cast<int>(slot));
-  while (!q_.empty()) {
-    const Ev e = q_.top();
-    q_.pop();
-    if (e.cls == 0) launch(e.sm, e.slot, e.t);
-    if (e.cls == 1) dispatch(e.sm, e.slot, e.t);
-    if (e.cls == 2) memory(e);
-  }
-  for (const auto& r : run_.ctas) run_.cycles = std::max({run_.cycles, r.finish, r.store_done});
-  return run_;
 }
 
-void Fast::launch(int sm, int slot, u64 t) {
+void GpuSmTileStepper::Fast::step() {
+  const Ev e = q_.top();
+  q_.pop();
+  if (e.cls == 0) launch(e.sm, e.slot, e.t);
+  if (e.cls == 1) dispatch(e.sm, e.slot, e.t);
+  if (e.cls == 2) memory(e);
+}
+
+GemmRun GpuSmTileStepper::Fast::finish() {
+  SYSTOLE_ASSERT(q_.empty() && pending_.empty(), "gpu_sm: finish() before the launch ended");
+  run_.cycles = 0;
+  for (const auto& r : run_.ctas) run_.cycles = std::max({run_.cycles, r.finish, r.store_done});
+  return std::move(run_);
+}
+
+void GpuSmTileStepper::Fast::launch(int sm, int slot, u64 t) {
   auto& next = next_[static_cast<size_t>(sm)];
   const auto& list = launch_.per_sm[static_cast<size_t>(sm)];
   live_[static_cast<size_t>(sm)][static_cast<size_t>(slot)] = false;
@@ -183,7 +207,8 @@ void Fast::launch(int sm, int slot, u64 t) {
   update_ready(sm, slots_[static_cast<size_t>(sm)][static_cast<size_t>(slot)]);
 }
 
-std::pair<Kind, std::int64_t> Fast::section_of(const CtaT& c, const WarpT& w) const {
+std::pair<Kind, std::int64_t> GpuSmTileStepper::Fast::section_of(const CtaT& c,
+                                                                 const WarpT& w) const {
   const auto i = static_cast<std::int64_t>(w.sec);
   if (!s_.wgmma) {
     if (i == 0) return {Kind::kPrologue, 0};
@@ -198,7 +223,7 @@ std::pair<Kind, std::int64_t> Fast::section_of(const CtaT& c, const WarpT& w) co
   return (i - 1) % 2 == 0 ? std::make_pair(Kind::kWgmma, kt) : std::make_pair(Kind::kRelease, kt);
 }
 
-u64 Fast::ready_time(const CtaT& c, const WarpT& w) const {
+u64 GpuSmTileStepper::Fast::ready_time(const CtaT& c, const WarpT& w) const {
   const auto [kind, kt] = section_of(c, w);
   const auto k = static_cast<size_t>(kt);
   u64 r = kUnknown;
@@ -231,7 +256,7 @@ u64 Fast::ready_time(const CtaT& c, const WarpT& w) const {
   return r == kUnknown ? r : std::max(r, c.start);
 }
 
-void Fast::update_ready(int sm, CtaT& c, const WarpT* only) {
+void GpuSmTileStepper::Fast::update_ready(int sm, CtaT& c, const WarpT* only) {
   for (auto& w : c.warps) {
     if (w.done() || w.ready != kUnknown || (only && &w != only)) continue;
     w.ready = ready_time(c, w);
@@ -241,14 +266,14 @@ void Fast::update_ready(int sm, CtaT& c, const WarpT* only) {
   }
 }
 
-void Fast::wake(int sm, std::int64_t p, u64 t) {
+void GpuSmTileStepper::Fast::wake(int sm, std::int64_t p, u64 t) {
   SpT& sp = sps_[static_cast<size_t>(sm)][static_cast<size_t>(p)];
   if (sp.queued <= t) return;  // an earlier dispatch will look again (and wake again)
   sp.queued = t;
   push(t, 1, sm, static_cast<int>(p));
 }
 
-void Fast::dispatch(int sm, std::int64_t p, u64 t) {
+void GpuSmTileStepper::Fast::dispatch(int sm, std::int64_t p, u64 t) {
   SpT& sp = sps_[static_cast<size_t>(sm)][static_cast<size_t>(p)];
   if (sp.queued != t) return;  // stale
   sp.queued = kUnknown;
@@ -291,7 +316,7 @@ void Fast::dispatch(int sm, std::int64_t p, u64 t) {
   update_ready(sm, *best, releases_others(*best, kind, kt) ? nullptr : &w);
 }
 
-bool Fast::releases_others(const CtaT& c, Kind kind, std::int64_t kt) const {
+bool GpuSmTileStepper::Fast::releases_others(const CtaT& c, Kind kind, std::int64_t kt) const {
   if (kind == Kind::kRelease) return c.empty_count[static_cast<size_t>(kt - 1)] == s_.compute_warps;
   if (kind == Kind::kPrologue || kind == Kind::kMain) {
     const auto k = static_cast<size_t>(kind == Kind::kPrologue ? 0 : kt + 1);
@@ -300,7 +325,7 @@ bool Fast::releases_others(const CtaT& c, Kind kind, std::int64_t kt) const {
   return false;
 }
 
-u64 Fast::execute(int sm, SpT& sp, CtaT& c, WarpT& w, u64 t0) {
+u64 GpuSmTileStepper::Fast::execute(int sm, SpT& sp, CtaT& c, WarpT& w, u64 t0) {
   const auto [kind, kt] = section_of(c, w);
   switch (kind) {
     case Kind::kPrologue:
@@ -327,13 +352,13 @@ u64 Fast::execute(int sm, SpT& sp, CtaT& c, WarpT& w, u64 t0) {
   return t0;
 }
 
-void Fast::copy_issued(int sm, CtaT& c, std::int64_t kt, u64 t) {
+void GpuSmTileStepper::Fast::copy_issued(int sm, CtaT& c, std::int64_t kt, u64 t) {
   const auto k = static_cast<size_t>(kt);
   c.cp_last[k] = std::max(c.cp_last[k], t);
   if (++c.cp_count[k] == s_.compute_warps) push(c.cp_last[k], 2, sm, c.slot, false, kt);
 }
 
-u64 Fast::prologue(int sm, CtaT& c, u64 t0) {
+u64 GpuSmTileStepper::Fast::prologue(int sm, CtaT& c, u64 t0) {
   const auto n = static_cast<u64>(s_.cp_per_warp);
   const std::int64_t tiles = std::min(s_.stages - 1, c.kts);
   for (std::int64_t kt = 0; kt < tiles; ++kt)
@@ -346,7 +371,8 @@ u64 Fast::prologue(int sm, CtaT& c, u64 t0) {
   return bar;
 }
 
-u64 Fast::main_ktile(int sm, SpT& sp, CtaT& c, WarpT& w, std::int64_t kt, u64 t0) {
+u64 GpuSmTileStepper::Fast::main_ktile(int sm, SpT& sp, CtaT& c, WarpT& w, std::int64_t kt,
+                                       u64 t0) {
   SmActivity& a = act(sm);
   u64 u = t0;
   const bool copies = kt + s_.stages - 1 < c.kts;
@@ -413,7 +439,8 @@ u64 Fast::main_ktile(int sm, SpT& sp, CtaT& c, WarpT& w, std::int64_t kt, u64 t0
   return u - 1;
 }
 
-u64 Fast::wgmma_group(int sm, SpT& sp, WarpT& w, const CtaT& c, std::int64_t kt, u64 t0) {
+u64 GpuSmTileStepper::Fast::wgmma_group(int sm, SpT& sp, WarpT& w, const CtaT& c, std::int64_t kt,
+                                        u64 t0) {
   const auto n = static_cast<u64>(s_.steps(c.work, kt) * s_.mma_per_step);
   const auto ii = static_cast<u64>(s_.mma_ii);
   const u64 first = std::max(t0, sp.pipe_free);
@@ -426,7 +453,7 @@ u64 Fast::wgmma_group(int sm, SpT& sp, WarpT& w, const CtaT& c, std::int64_t kt,
   return t0 + n - 1;
 }
 
-u64 Fast::epilogue(int sm, SpT& sp, CtaT& c, u64 t0) {
+u64 GpuSmTileStepper::Fast::epilogue(int sm, SpT& sp, CtaT& c, u64 t0) {
   u64 u = t0;
   // Instructions on one pipe issue every `cycles` once the pipe is free.
   auto pipe = [&u](u64& free, std::int64_t count, std::int64_t cycles) {
@@ -448,27 +475,67 @@ u64 Fast::epilogue(int sm, SpT& sp, CtaT& c, u64 t0) {
   return last;
 }
 
-void Fast::memory(const Ev& e) {
+void GpuSmTileStepper::Fast::memory(const Ev& e) {
   CtaT& c = slots_[static_cast<size_t>(e.sm)][static_cast<size_t>(e.slot)];
-  CtaRecord& r = run_.ctas[c.record];
-  const u64 done =
-      port_.complete(gemm_request(s_, c.work, e.sm, e.slot, e.kt, e.store, e.t)).value();
+  GmemRequest q = gemm_request(s_, c.work, e.sm, e.slot, e.kt, e.store, e.t);
+  q.token = next_token_++;
+  const u64 done = port_.complete(q).value();
+  if (done == kGmemPending) {
+    pending_.emplace(q.token, Pending{e, c.record});
+    return;
+  }
+  answered(e, c.record, done);
+}
+
+void GpuSmTileStepper::Fast::arrived(std::uint64_t token, std::uint64_t done) {
+  const auto it = pending_.find(token);
+  SYSTOLE_ASSERT(it != pending_.end(), "gpu_sm: an answer to no pending request");
+  const Pending p = it->second;
+  pending_.erase(it);
+  answered(p.e, p.record, done);
+}
+
+void GpuSmTileStepper::Fast::answered(const Ev& e, size_t record, u64 done) {
   if (done <= e.t) throw SimError("gpu_sm: the memory port answered no later than the request");
+  CtaRecord& r = run_.ctas[record];
   if (e.store) {
     r.store_issue = e.t;
     r.store_done = done;
     return;
   }
+  // A copy's CTA waits for it, so it still holds its slot.
+  CtaT& c = slots_[static_cast<size_t>(e.sm)][static_cast<size_t>(e.slot)];
   const auto k = static_cast<size_t>(e.kt);
   r.copy_issue[k] = e.t;
   r.copy_done[k] = done;
   c.arrived[k] = done;
-  c.arrived_all[k] = std::max(k == 0 ? 0 : c.arrived_all[k - 1], done);
+  // arrived_all[j]: copies 0..j all landed. A late port may answer out of order.
+  for (size_t j = k; j < c.arrived.size() && c.arrived[j] != kUnknown; ++j) {
+    if (j > 0 && c.arrived_all[j - 1] == kUnknown) break;
+    c.arrived_all[j] = std::max(j == 0 ? 0 : c.arrived_all[j - 1], c.arrived[j]);
+  }
   update_ready(e.sm, c);
 }
 
-}  // namespace
+GpuSmTileStepper::GpuSmTileStepper(const GpuSmConfig& c, GmemPort& port, const GemmLaunch& l)
+    : fast_(std::make_unique<Fast>(c, port, l)) {}
+GpuSmTileStepper::~GpuSmTileStepper() = default;
+std::uint64_t GpuSmTileStepper::next_time() const { return fast_->next_time(); }
+std::size_t GpuSmTileStepper::pending() const { return fast_->pending(); }
+void GpuSmTileStepper::step() { fast_->step(); }
+void GpuSmTileStepper::arrived(std::uint64_t token, std::uint64_t cycle) {
+  fast_->arrived(token, cycle);
+}
+GemmRun GpuSmTileStepper::finish() { return fast_->finish(); }
 
-GemmRun GpuSmTileModel::run(const GemmLaunch& launch) { return Fast(cfg_, port_, launch).run(); }
+GemmRun GpuSmTileModel::run(const GemmLaunch& launch) {
+  GpuSmTileStepper st(cfg_, port_, launch);
+  while (st.next_time() != GpuSmTileStepper::kNone) st.step();
+  if (st.pending() > 0)
+    throw SimError(
+        "gpu_sm: the memory port answered late (kGmemPending); drive a late port "
+        "with GpuSmTileStepper");
+  return st.finish();
+}
 
 }  // namespace systole::models

@@ -4,7 +4,13 @@
 target_sources(models_timing PRIVATE
   ${PROJECT_SOURCE_DIR}/models/systems/gpu_device/gpu_device_config.cpp)
 target_sources(workloads PRIVATE
-  ${PROJECT_SOURCE_DIR}/workloads/mapping/gpu_gemm_mapping.cpp)
+  ${PROJECT_SOURCE_DIR}/workloads/mapping/gpu_gemm_mapping.cpp
+  ${PROJECT_SOURCE_DIR}/workloads/lowering/gpu_lowering.cpp)
+# The SystemC device: the SMs' shell, the device netlist and the gpu_device system kind.
+target_sources(models_sc PRIVATE
+  ${PROJECT_SOURCE_DIR}/models/gpu_sm/gpu_sm_module.cpp
+  ${PROJECT_SOURCE_DIR}/models/systems/gpu_device/gpu_device_module.cpp
+  ${PROJECT_SOURCE_DIR}/models/systems/gpu_device/gpu_device_system.cpp)
 
 if(SYSTOLE_BUILD_TESTS)
   systole_test(gpu_mapping_unit_tests

@@ -1,0 +1,207 @@
+#include "models/gpu_sm/gpu_sm_module.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/gpu_sm/gpu_sm_tile_model.h"
+#include "sim/core/error.h"
+
+namespace systole::models {
+
+using sc_core::sc_time;
+
+GpuSmArrayModule::GpuSmArrayModule(const sc_core::sc_module_name& name, const GpuSmConfig& cfg,
+                                   int sms, std::uint16_t first_requester, int in_flight)
+    : sc_core::sc_module(name),
+      memory("memory"),
+      cfg_(cfg),
+      first_(first_requester),
+      period_(sc_time(1e12 / cfg.clock.value(), sc_core::SC_PS)) {
+  SYSTOLE_ASSERT(sms > 0 && in_flight > 0, "an SM array needs SMs and copies in flight");
+  for (int sm = 0; sm < sms; ++sm) {
+    engines_.push_back(std::make_unique<Engine>());
+    sc_core::sc_spawn_options o;
+    o.set_stack_size(64 * 1024);  // small frames; thousands of these processes
+    sc_core::sc_spawn([this, sm] { issuer(sm); }, sc_core::sc_gen_unique_name("issuer"), &o);
+    for (int f = 0; f < in_flight; ++f)
+      sc_core::sc_spawn([this, sm] { finisher(sm); }, sc_core::sc_gen_unique_name("finisher"), &o);
+  }
+}
+
+std::uint64_t GpuSmArrayModule::cycles_at(const sc_time& t) const {
+  const double c = (t - t0_).to_seconds() * cfg_.clock.value();
+  return static_cast<std::uint64_t>(std::ceil(c - 1e-6));
+}
+
+void GpuSmArrayModule::post(int sm, Job j) {
+  Engine& e = *engines_[static_cast<size_t>(sm)];
+  e.jobs.push_back(std::move(j));
+  e.posted.notify(sc_core::SC_ZERO_TIME);
+}
+
+void GpuSmArrayModule::issuer(int sm) {
+  Engine& e = *engines_[static_cast<size_t>(sm)];
+  for (;;) {
+    while (e.jobs.empty()) sc_core::wait(e.posted);
+    Job j = std::move(e.jobs.front());
+    e.jobs.pop_front();
+    const sc_time at = t0_ + period_ * static_cast<double>(j.issue);
+    if (at > sc_core::sc_time_stamp()) sc_core::wait(at - sc_core::sc_time_stamp());
+    Accepted a;
+    a.token = j.token;
+    a.issue = j.issue;
+    for (const auto& d : j.descs) {
+      if (d.bytes() == 0) continue;
+      MemoryTransfer t;
+      t.desc = d;
+      t.write = j.write;
+      t.requester = requester(sm);
+      t.request_bytes = 128;
+      t.max_outstanding = 64;
+      a.handles.push_back(memory->begin(t));
+    }
+    e.accepted.push_back(std::move(a));
+    e.taken.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+void GpuSmArrayModule::finisher(int sm) {
+  Engine& e = *engines_[static_cast<size_t>(sm)];
+  for (;;) {
+    while (e.accepted.empty()) sc_core::wait(e.taken);
+    const Accepted a = std::move(e.accepted.front());
+    e.accepted.pop_front();
+    sc_time last = sc_core::sc_time_stamp();
+    for (const std::uint64_t h : a.handles)
+      last = std::max(last, sc_core::sc_time_stamp() + memory->finish(h));
+    deliver(a.token, std::max(a.issue + 1, cycles_at(last)));
+  }
+}
+
+void GpuSmArrayModule::deliver(std::uint64_t token, std::uint64_t cycle) {
+  arrivals_.emplace_back(token, cycle);
+  arrival_.notify(sc_core::SC_ZERO_TIME);
+}
+
+Cycles GpuSmArrayModule::complete(const GmemRequest& r) {
+  SYSTOLE_ASSERT(works_ && addr_, "gpu_sm: a request outside a GEMM launch");
+  const CtaWork& w = (*works_)[static_cast<size_t>(r.cta)];
+  SYSTOLE_ASSERT(w.id == r.cta, "gpu_sm: CTA ids must index the launch's work list");
+  const GemmAddressing& a = *addr_;
+  Job j;
+  j.token = r.token;
+  j.issue = r.issue.value();
+  j.write = r.store;
+  const std::uint64_t b_base =
+      a.b + (a.batch_rows > 0 ? static_cast<std::uint64_t>(w.m0 / a.batch_rows /
+                                                           std::max<std::int64_t>(a.b_group, 1)) *
+                                    a.b_batch
+                              : 0);
+  if (r.store) {
+    const auto ob = static_cast<std::uint64_t>(out_bytes_);
+    const std::uint64_t c_base =
+        a.c + (a.k_slice > 0 ? static_cast<std::uint64_t>(w.k0 / a.k_slice) * a.c_split : 0);
+    j.descs.push_back(DmaDescriptor::strided(
+        c_base + static_cast<std::uint64_t>(w.m0) * a.c_row + static_cast<std::uint64_t>(w.n0) * ob,
+        static_cast<std::uint64_t>(w.m), static_cast<std::uint64_t>(w.n) * ob, a.c_row));
+  } else {
+    const std::int64_t kb = w.k0 + r.k_tile * bk_;
+    const auto len = static_cast<std::uint64_t>(std::min(bk_, w.k - r.k_tile * bk_)) * a.elem;
+    j.descs.push_back(
+        DmaDescriptor::strided(a.a + static_cast<std::uint64_t>(w.m0) * a.a_row + a.a_k(kb),
+                               static_cast<std::uint64_t>(w.m), len, a.a_row));
+    j.descs.push_back(DmaDescriptor::strided(b_base + static_cast<std::uint64_t>(w.n0) * a.b_row +
+                                                 static_cast<std::uint64_t>(kb) * a.elem,
+                                             static_cast<std::uint64_t>(w.n), len, a.b_row));
+  }
+  post(r.sm, std::move(j));
+  return Cycles(kGmemPending);
+}
+
+GemmRun GpuSmArrayModule::run(const GemmLaunch& launch, const GemmAddressing& addr,
+                              const std::vector<CtaWork>& works) {
+  SYSTOLE_ASSERT(launch.per_sm.size() <= engines_.size(), "gpu_sm: more SMs than the array has");
+  t0_ = sc_core::sc_time_stamp();
+  addr_ = &addr;
+  works_ = &works;
+  bk_ = launch.tile.bk;
+  out_bytes_ = launch.tile.out_bytes;
+  arrivals_.clear();
+  GpuSmTileStepper st(cfg_, *this, launch);
+  for (;;) {
+    for (const auto& [token, cycle] : arrivals_) st.arrived(token, cycle);
+    arrivals_.clear();
+    const std::uint64_t t = st.next_time();
+    if (t == GpuSmTileStepper::kNone) {
+      if (st.pending() == 0) break;
+      sc_core::wait(arrival_);
+      continue;
+    }
+    // Events ahead of simulated time may run only while no answer is owed: one could be
+    // earlier than them.
+    const sc_time at = t0_ + period_ * static_cast<double>(t);
+    if (st.pending() > 0 && at > sc_core::sc_time_stamp()) {
+      sc_core::wait(at - sc_core::sc_time_stamp(), arrival_);
+      continue;
+    }
+    st.step();
+  }
+  GemmRun out = st.finish();
+  addr_ = nullptr;
+  works_ = nullptr;
+  // The kernel ends when its last CTA (and store) is done: simulated time catches up.
+  const sc_time end = t0_ + period_ * static_cast<double>(out.cycles);
+  if (end > sc_core::sc_time_stamp()) sc_core::wait(end - sc_core::sc_time_stamp());
+  return out;
+}
+
+StreamRun GpuSmArrayModule::run(const StreamLaunch& launch) {
+  SYSTOLE_ASSERT(launch.per_sm.size() <= engines_.size(), "gpu_sm: more SMs than the array has");
+  t0_ = sc_core::sc_time_stamp();
+  arrivals_.clear();
+  // Each SM keeps kWindow chunks' reads in flight (its resident warps' loads); a chunk's write
+  // follows its data plus its compute; a read's answer lets the next read go.
+  constexpr size_t kWindow = 4;
+  struct Pos {
+    size_t sm, chunk;
+    bool write;
+  };
+  std::vector<Pos> tokens;  // token - 1 -> what it was
+  std::vector<size_t> next(launch.per_sm.size(), 0);
+  StreamRun out;
+  size_t writes_left = 0;
+  auto read = [&](size_t sm, std::uint64_t issue) {
+    const size_t c = next[sm]++;
+    const StreamChunk& ch = launch.per_sm[sm][c];
+    tokens.push_back({sm, c, false});
+    for (const auto& d : ch.reads) out.bytes_read += d.bytes();
+    post(static_cast<int>(sm), Job{tokens.size(), issue, false, ch.reads});
+  };
+  for (size_t sm = 0; sm < launch.per_sm.size(); ++sm) {
+    writes_left += launch.per_sm[sm].size();
+    while (next[sm] < std::min(kWindow, launch.per_sm[sm].size())) read(sm, 0);
+  }
+  while (writes_left > 0) {
+    if (arrivals_.empty()) sc_core::wait(arrival_);
+    const auto got = std::move(arrivals_);
+    arrivals_.clear();
+    for (const auto& [token, cycle] : got) {
+      const Pos p = tokens[token - 1];
+      const StreamChunk& ch = launch.per_sm[p.sm][p.chunk];
+      if (p.write) {
+        out.cycles = std::max(out.cycles, cycle);
+        --writes_left;
+        continue;
+      }
+      if (next[p.sm] < launch.per_sm[p.sm].size()) read(p.sm, cycle);
+      tokens.push_back({p.sm, p.chunk, true});
+      for (const auto& d : ch.writes) out.bytes_written += d.bytes();
+      post(static_cast<int>(p.sm), Job{tokens.size(), cycle + ch.compute_cycles, true, ch.writes});
+    }
+  }
+  const sc_time end = t0_ + period_ * static_cast<double>(out.cycles);
+  if (end > sc_core::sc_time_stamp()) sc_core::wait(end - sc_core::sc_time_stamp());
+  return out;
+}
+
+}  // namespace systole::models

@@ -1,0 +1,82 @@
+#pragma once
+// SystemC shell of a GPU's SMs: runs one kernel at a time on N SMs through the tile-level model
+// (GpuSmTileStepper) while each SM's copy engine (cp.async / TMA) moves the CTAs' tiles through
+// `memory` (the L2 in a GPU device) in simulated time. A GEMM's copies and stores become strided
+// transfers at the addresses GemmAddressing gives; the model waits for their late answers, so
+// L2 hits and misses, crossbar ports and HBM contention decide when each k-tile lands.
+// Memory-bound kernels (elementwise, norms, split-K reductions) stream chunks per SM.
+
+#include <systemc>
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "models/common/memory_if.h"
+#include "models/gpu_sm/gmem_port.h"
+#include "models/gpu_sm/gpu_sm_run.h"
+
+namespace systole::models {
+
+/// The SMs of one GPU behind one memory port (SM i is requester first_requester + i).
+class GpuSmArrayModule : public sc_core::sc_module, private GmemPort {
+ public:
+  sc_core::sc_port<MemoryIf> memory;
+
+  GpuSmArrayModule(const sc_core::sc_module_name& name, const GpuSmConfig& cfg, int sms,
+                   std::uint16_t first_requester, int in_flight);
+
+  int sms() const { return static_cast<int>(engines_.size()); }
+  std::uint16_t requester(int sm) const { return static_cast<std::uint16_t>(first_ + sm); }
+  sc_core::sc_time period() const { return period_; }
+
+  /// Runs a GEMM launch from the current time (call from an SC_THREAD); cycles in the record
+  /// count from the call.
+  GemmRun run(const GemmLaunch& launch, const GemmAddressing& addr,
+              const std::vector<CtaWork>& works);
+  /// Runs a memory-bound kernel from the current time (call from an SC_THREAD).
+  StreamRun run(const StreamLaunch& launch);
+
+ private:
+  struct Job {
+    std::uint64_t token = 0;
+    std::uint64_t issue = 0;  ///< cycle from the kernel's start
+    bool write = false;
+    std::vector<DmaDescriptor> descs;
+  };
+  struct Accepted {  ///< a job the memory took, waiting for its data
+    std::uint64_t token = 0, issue = 0;
+    std::vector<std::uint64_t> handles;
+  };
+  /// An SM's copy engine: one process offers jobs to the memory in order (back-pressure stalls
+  /// it), a pool of processes waits for accepted jobs' data, so several are in flight.
+  struct Engine {
+    std::deque<Job> jobs;
+    sc_core::sc_event posted;
+    std::deque<Accepted> accepted;
+    sc_core::sc_event taken;
+  };
+  Cycles complete(const GmemRequest& r) override;
+  void post(int sm, Job j);
+  void issuer(int sm);
+  void finisher(int sm);
+  void deliver(std::uint64_t token, std::uint64_t cycle);
+  std::uint64_t cycles_at(const sc_core::sc_time& t) const;
+  /// Waits for the next answers and hands them out (GEMM: to the stepper).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> take_arrivals();
+
+  GpuSmConfig cfg_;
+  std::uint16_t first_;
+  sc_core::sc_time period_;
+  sc_core::sc_time t0_;
+  std::vector<std::unique_ptr<Engine>> engines_;
+  const GemmAddressing* addr_ = nullptr;
+  const std::vector<CtaWork>* works_ = nullptr;
+  std::int64_t bk_ = 0;
+  std::int64_t out_bytes_ = 2;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> arrivals_;  ///< (token, cycle)
+  sc_core::sc_event arrival_;
+};
+
+}  // namespace systole::models

@@ -1,0 +1,77 @@
+#include "models/systems/gpu_device/gpu_device_module.h"
+
+#include "models/hbm/bandwidth_memory_module.h"
+#include "sim/core/error.h"
+
+namespace systole::models {
+
+namespace {
+// Requester ids: the SMs towards the L2, 0..sms-1; the L2's fetches and write-backs towards
+// the HBM, 0 and 1 (the HBM sees only the L2).
+constexpr std::uint16_t kL2Fetches = 0;
+}  // namespace
+
+GpuDeviceModule::GpuDeviceModule(const sc_core::sc_module_name& name, const GpuDeviceConfig& cfg)
+    : sc_core::sc_module(name), cfg_(cfg) {
+  if (cfg.hbm.model == HbmModel::kBank) {
+    auto m = std::make_unique<HbmModule>("hbm", cfg.hbm);
+    hbm_ = hbm_banks_ = m.get();
+    hbm_module_ = std::move(m);
+  } else {
+    auto m = std::make_unique<BandwidthMemoryModule>(
+        "hbm", cfg.hbm.bandwidth.value() * cfg.hbm.efficiency,
+        static_cast<double>(cfg.hbm.latency.value()),
+        static_cast<std::uint32_t>(cfg.hbm.transfer_queue));
+    hbm_ = m.get();
+    hbm_module_ = std::move(m);
+  }
+  l2_ = std::make_unique<L2Module>("l2", cfg.l2, kL2Fetches);
+  l2_->memory.bind(*hbm_);
+  const int sms = static_cast<int>(cfg.sms);
+  // Each SM has as many copies in flight as the L2 accepts from it (l2.transfer_queue).
+  sms_ = std::make_unique<GpuSmArrayModule>("sm", cfg.gpu_sm, sms, 0,
+                                            static_cast<int>(cfg.l2.transfer_queue));
+  sms_->memory.bind(*l2_);
+  // The first half of the SMs (their GPCs) sit on partition 0, the rest on partition 1.
+  for (int sm = 0; sm < sms; ++sm)
+    l2_->set_partition(sms_->requester(sm),
+                       static_cast<std::uint32_t>(sm * cfg.l2.partitions / sms));
+  SC_HAS_PROCESS(GpuDeviceModule);
+  SC_THREAD(stream_thread);
+}
+
+void GpuDeviceModule::stream_thread() {
+  // run() sets the kernels before sc_start, so this thread finds them when it first runs.
+  if (!kernels_) return;
+  const sc_core::sc_time launch(static_cast<double>(cfg_.launch_overhead.value()), sc_core::SC_PS);
+  const sc_core::sc_time gap(static_cast<double>(cfg_.inter_kernel_gap.value()), sc_core::SC_PS);
+  for (size_t i = 0; i < kernels_->size(); ++i) {
+    const auto& k = (*kernels_)[i];
+    if (i > 0) sc_core::wait(gap);
+    GpuKernelRun r;
+    r.start_ps = sc_core::sc_time_stamp().to_seconds() * 1e12;
+    r.l2_before = l2_->timing().counters();
+    r.hbm_before = hbm_->counters();
+    sc_core::wait(launch);
+    if (k.kind == workloads::GpuKernel::Kind::kGemm)
+      r.gemm = sms_->run(k.launch, k.addr, k.works);
+    else
+      r.stream = sms_->run(k.stream);
+    r.end_ps = sc_core::sc_time_stamp().to_seconds() * 1e12;
+    r.l2_after = l2_->timing().counters();
+    r.hbm_after = hbm_->counters();
+    runs_->push_back(std::move(r));
+  }
+}
+
+std::vector<GpuKernelRun> GpuDeviceModule::run(const std::vector<workloads::GpuKernel>& kernels) {
+  std::vector<GpuKernelRun> runs;
+  kernels_ = &kernels;
+  runs_ = &runs;
+  sc_core::sc_start();  // until no event is pending: every kernel done (or a deadlock)
+  if (runs.size() != kernels.size())
+    throw SimError("gpu_device: the simulation stopped before every kernel finished (deadlock)");
+  return runs;
+}
+
+}  // namespace systole::models

@@ -1,0 +1,59 @@
+#pragma once
+// The SystemC netlist of one GPU: N SMs (GpuSmArrayModule: the tile-level main loop and a copy
+// engine per SM) behind the L2 and its crossbar (L2Module: real tags, slices, partitions, the
+// far-partition penalty, MSHR merging, write-back), in front of the HBM (bank-level HbmModule,
+// or the bandwidth model under hbm.model: bandwidth). It runs a workload's kernels in one
+// stream under one sc_start: each kernel pays the launch overhead, then its CTAs run; the next
+// starts inter_kernel_gap after. The L2 keeps its contents from kernel to kernel.
+
+#include <systemc>
+
+#include <memory>
+#include <vector>
+
+#include "models/gpu_sm/gpu_sm_module.h"
+#include "models/hbm/hbm_module.h"
+#include "models/l2/l2_module.h"
+#include "models/systems/gpu_device/gpu_device_config.h"
+#include "workloads/lowering/gpu_lowering.h"
+
+namespace systole::models {
+
+/// When one kernel ran, and what it did.
+struct GpuKernelRun {
+  double start_ps = 0;  ///< launch (the overhead starts)
+  double end_ps = 0;    ///< last CTA done, last store written
+  GemmRun gemm;         ///< GEMM kernels
+  StreamRun stream;     ///< streaming kernels
+  L2Counters l2_before, l2_after;
+  MemoryCounters hbm_before, hbm_after;
+};
+
+class GpuDeviceModule : public sc_core::sc_module {
+ public:
+  GpuDeviceModule(const sc_core::sc_module_name& name, const GpuDeviceConfig& cfg);
+
+  /// Runs the kernels in order (one sc_start); one record per kernel.
+  std::vector<GpuKernelRun> run(const std::vector<workloads::GpuKernel>& kernels);
+
+  const GpuDeviceConfig& config() const { return cfg_; }
+  const L2Module& l2() const { return *l2_; }
+  const MemoryIf& hbm() const { return *hbm_; }
+  /// The bank-level HBM, or nullptr under hbm.model: bandwidth.
+  HbmModule* hbm_banks() const { return hbm_banks_; }
+  const GpuSmArrayModule& sms() const { return *sms_; }
+
+ private:
+  void stream_thread();
+
+  GpuDeviceConfig cfg_;
+  std::unique_ptr<sc_core::sc_module> hbm_module_;
+  MemoryIf* hbm_ = nullptr;
+  HbmModule* hbm_banks_ = nullptr;
+  std::unique_ptr<L2Module> l2_;
+  std::unique_ptr<GpuSmArrayModule> sms_;
+  const std::vector<workloads::GpuKernel>* kernels_ = nullptr;
+  std::vector<GpuKernelRun>* runs_ = nullptr;
+};
+
+}  // namespace systole::models

@@ -1,0 +1,189 @@
+#include "models/systems/gpu_device/gpu_device_system.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "models/systems/gpu_device/gpu_device_module.h"
+
+namespace systole::models {
+
+namespace {
+
+const config::SchemaOf<workloads::GpuMappingOptions>& gpu_mapping_schema() {
+  static const config::SchemaOf<workloads::GpuMappingOptions> s = [] {
+    using O = workloads::GpuMappingOptions;
+    config::SchemaOf<O> b("gpu_mapping", "how GEMMs map onto the GPU (CUTLASS/cuBLAS choices)");
+    b.boolean("split_k", &O::split_k, true,
+              "split K over several CTAs when the output tiles fill less than one wave")
+        .boolean("stream_k", &O::stream_k, false,
+                 "also consider stream-K kernels (persistent CTAs sharing K evenly)")
+        .integer("max_split_k", &O::max_split_k, 16, 2, 64, "most K slices of a split-K kernel", "")
+        .integer("tile_m", &O::tile_m, 0, 0, 512, "only CTA tiles of this many rows (0: any)", "")
+        .integer("tile_n", &O::tile_n, 0, 0, 512, "only CTA tiles of this many columns (0: any)",
+                 "");
+    return b;
+  }();
+  return s;
+}
+
+std::uint64_t u(double v) { return static_cast<std::uint64_t>(v); }
+
+/// One layer's figures over its kernels (each simulated once; `repeat` multiplies them).
+struct LayerSums {
+  double cycles = 0;
+  std::uint64_t hbm_bytes = 0, sector_hits = 0, sector_accesses = 0, tensor_busy = 0;
+  std::int64_t waves = 0, ctas_per_sm = 0;
+};
+
+LayerSums sum_layer(const GpuDeviceConfig& d, const workloads::GpuProgram& p,
+                    const workloads::GpuLayerPlan& lp, const std::vector<GpuKernelRun>& runs) {
+  LayerSums s;
+  const double gap = d.cycles(d.inter_kernel_gap);
+  for (size_t k : lp.kernels) {
+    const GpuKernelRun& r = runs[k];
+    s.cycles += std::ceil((r.end_ps - r.start_ps) * 1e-12 * d.gpu_sm.clock.value()) + gap;
+    s.hbm_bytes += (r.hbm_after.bytes_read - r.hbm_before.bytes_read) +
+                   (r.hbm_after.bytes_written - r.hbm_before.bytes_written);
+    s.sector_hits += r.l2_after.sector_hits - r.l2_before.sector_hits;
+    s.sector_accesses += r.l2_after.sector_accesses - r.l2_before.sector_accesses;
+    for (const auto& a : r.gemm.sms) s.tensor_busy += a.tensor_busy;
+    if (p.kernels[k].kind == workloads::GpuKernel::Kind::kGemm && s.waves == 0) {
+      s.waves = p.kernels[k].gemm.waves;
+      s.ctas_per_sm = r.gemm.resident;
+    }
+  }
+  return s;
+}
+
+stats::Record layer_record(const GpuDeviceConfig& d, const workloads::GpuLayerPlan& lp,
+                           const LayerSums& s) {
+  const auto& l = lp.layer;
+  const double rep = static_cast<double>(l.repeat);
+  const double cycles = s.cycles * rep;
+  const double seconds = cycles / d.gpu_sm.clock.value();
+  const double macs = static_cast<double>(lp.macs) * rep;
+  const double peak_macs =
+      lp.compute_bound_cycles > 0 ? static_cast<double>(lp.macs) / lp.compute_bound_cycles : 0;
+  const double hbm = static_cast<double>(s.hbm_bytes) * rep;
+  const double roof = std::max(lp.compute_bound_cycles, lp.hbm_bound_cycles) * rep;
+  const double sp_cycles = s.cycles * static_cast<double>(d.sms * d.gpu_sm.sub_partitions);
+  stats::Record r;
+  r.s("layer", "layer name", l.name)
+      .s("op", "layer operation", workloads::layer_op_name(l.op))
+      .s("shape", "layer shape", l.shape())
+      .s("tile", "CTA tile of the main kernel (bm x bn x bk / stages, warps, CTAs per SM, ...)",
+         lp.tile)
+      .i("repeat", "", "times the layer runs in a row (all figures cover every repeat)", l.repeat)
+      .i("kernels", "", "kernels the layer launches (each repeat)",
+         static_cast<std::int64_t>(lp.kernels.size()))
+      .i("macs", "MAC", "useful multiply-accumulates", static_cast<std::int64_t>(macs))
+      .i("cycles", "cycles", "simulated SM cycles, launch overheads and gaps included",
+         static_cast<std::int64_t>(cycles))
+      .f("time", "s", "simulated time", seconds)
+      .f("mac_utilization", "", "useful MACs / (peak MACs per cycle x cycles)",
+         peak_macs > 0 && cycles > 0 ? macs / (peak_macs * cycles) : 0)
+      .f("tensor_utilization", "", "tensor-pipe busy cycles / (sub-partitions x cycles)",
+         sp_cycles > 0 ? static_cast<double>(s.tensor_busy) / sp_cycles : 0)
+      .i("waves", "", "waves of CTAs over the SMs (main kernel)", s.waves)
+      .i("ctas_per_sm", "", "CTAs resident per SM (main kernel)", s.ctas_per_sm)
+      .f("l2_hit_rate", "", "L2 sector hits / sector accesses",
+         s.sector_accesses > 0
+             ? static_cast<double>(s.sector_hits) / static_cast<double>(s.sector_accesses)
+             : 0)
+      .i("hbm_bytes", "B", "bytes moved to and from HBM", static_cast<std::int64_t>(hbm))
+      .f("hbm_bandwidth", "B/s", "achieved HBM bandwidth", seconds > 0 ? hbm / seconds : 0)
+      .i("compulsory_bytes", "B", "inputs read once and output written once",
+         static_cast<std::int64_t>(static_cast<double>(lp.compulsory_bytes) * rep))
+      .f("arithmetic_intensity", "FLOP/B", "FLOPs per compulsory byte",
+         lp.compulsory_bytes > 0
+             ? 2.0 * static_cast<double>(lp.macs) / static_cast<double>(lp.compulsory_bytes)
+             : 0)
+      .f("achieved_flops", "FLOP/s", "2 x useful MACs / simulated time",
+         seconds > 0 ? 2 * macs / seconds : 0)
+      .f("compute_bound_cycles", "cycles", "MACs / peak tensor MACs per cycle",
+         lp.compute_bound_cycles * rep)
+      .f("hbm_bound_cycles", "cycles", "compulsory bytes / peak HBM bandwidth",
+         lp.hbm_bound_cycles * rep)
+      .f("roofline_cycles", "cycles", "max(compute, HBM bounds)", roof)
+      .s("bound", "resource that bounds the roofline",
+         lp.compute_bound_cycles >= lp.hbm_bound_cycles ? "compute" : "hbm")
+      .f("roofline_fraction", "", "roofline cycles / simulated cycles",
+         cycles > 0 ? roof / cycles : 0);
+  return r;
+}
+
+}  // namespace
+
+const config::SchemaOf<GpuSystemConfig>& GpuSystemConfig::schema() {
+  static const config::SchemaOf<GpuSystemConfig> s = [] {
+    config::SchemaOf<GpuSystemConfig> b("gpu_device", "one GPU with its L2 and HBM");
+    b.group("device", &GpuSystemConfig::device, GpuDeviceConfig::schema(), "the GPU")
+        .group("mapping", &GpuSystemConfig::mapping, gpu_mapping_schema(), "mapping choices")
+        .ignore("kind");
+    return b;
+  }();
+  return s;
+}
+
+workloads::GpuProgram GpuDeviceSystem::compile(const workloads::Workload& w) const {
+  return workloads::compile_gpu(cfg_.device, w.layers, cfg_.mapping);
+}
+
+void GpuDeviceSystem::check(const workloads::Workload& w) const { compile(w); }
+
+std::string GpuDeviceSystem::plan(const workloads::Workload& w) const {
+  return workloads::describe_gpu_program(cfg_.device, compile(w));
+}
+
+stats::PointResult GpuDeviceSystem::run(const workloads::Workload& w, const RunOptions&) {
+  const GpuDeviceConfig& d = cfg_.device;
+  const workloads::GpuProgram prog = compile(w);
+  GpuDeviceModule top("gpu0", d);
+  const std::vector<GpuKernelRun> runs = top.run(prog.kernels);
+
+  stats::PointResult res;
+  double total = 0, macs = 0, hbm = 0, peak_weighted = 0;
+  for (const auto& lp : prog.layers) {
+    const LayerSums s = sum_layer(d, prog, lp, runs);
+    stats::Record r = layer_record(d, lp, s);
+    const double rep = static_cast<double>(lp.layer.repeat);
+    total += s.cycles * rep;
+    macs += static_cast<double>(lp.macs) * rep;
+    hbm += static_cast<double>(s.hbm_bytes) * rep;
+    peak_weighted += lp.compute_bound_cycles * rep;
+    res.layers.append(r);
+  }
+  const double seconds = total / d.gpu_sm.clock.value();
+  res.metrics.i("total_cycles", "cycles", "simulated SM cycles of all layers", u(total))
+      .f("time", "s", "simulated time", seconds)
+      .f("mac_utilization", "", "MAC-weighted tensor utilisation: compute bound / cycles",
+         total > 0 ? peak_weighted / total : 0)
+      .f("achieved_flops", "FLOP/s", "2 x useful MACs / simulated time",
+         seconds > 0 ? 2 * macs / seconds : 0)
+      .i("hbm_bytes", "B", "bytes moved to and from HBM", static_cast<std::int64_t>(hbm));
+  return res;
+}
+
+void register_gpu_device(Registry& r) {
+  SystemFactory f = [](const config::Node& node, const std::string& path) {
+    return std::make_unique<GpuDeviceSystem>(GpuSystemConfig::schema().load(node, path));
+  };
+  r.add({"gpu_device", "system",
+         "one GPU (A100/H100-class): SMs with tensor-core main loops, L2 with tags, HBM",
+         &GpuSystemConfig::schema(), f});
+  r.add({"gpu_sm",
+         "component",
+         "GPU streaming multiprocessor: tile-level CTA main loop (model: tile), or its "
+         "warp-instruction-level reference (model: warp), cycle for cycle equal",
+         &GpuSmConfig::schema(),
+         {}});
+  r.add({"l2",
+         "component",
+         "GPU L2: partitions, slices, sectored tags, crossbar, far penalty",
+         &L2Config::schema(),
+         {}});
+}
+
+}  // namespace systole::models

@@ -1,0 +1,391 @@
+#include "workloads/lowering/gpu_lowering.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/core/error.h"
+
+namespace systole::workloads {
+
+namespace {
+
+using models::CtaWork;
+using models::DmaDescriptor;
+
+std::uint64_t u(std::int64_t v) { return static_cast<std::uint64_t>(v); }
+
+/// Device addresses: one bump allocator, 4 KiB aligned, starting past address 0.
+class Heap {
+ public:
+  std::uint64_t alloc(std::uint64_t bytes) {
+    const std::uint64_t a = next_;
+    next_ += (std::max<std::uint64_t>(bytes, 1) + 4095) / 4096 * 4096;
+    return a;
+  }
+
+ private:
+  std::uint64_t next_ = 1 << 20;
+};
+
+/// Lane operations per element of a vector op on the FP32 pipe and on the SFU (exp, tanh,
+/// rsqrt): what its CUDA kernel computes per element, counted from the formula.
+struct VectorCost {
+  double fp32 = 1, sfu = 0;
+  int inputs = 1;
+};
+VectorCost vector_cost(LayerOp op) {
+  switch (op) {
+    case LayerOp::kSoftmax:
+      return {4, 1, 1};  // max, subtract, sum, scale; exp
+    case LayerOp::kLayerNorm:
+      return {6, 0, 1};  // sum, sum of squares, subtract, scale, gamma, beta (rsqrt per row)
+    case LayerOp::kRmsNorm:
+      return {4, 0, 1};
+    case LayerOp::kGelu:
+      return {8, 1, 1};  // the tanh approximation's polynomial; tanh
+    case LayerOp::kSilu:
+      return {3, 1, 1};  // x / (1 + exp(-x))
+    case LayerOp::kAdd:
+    case LayerOp::kMul:
+      return {1, 0, 2};
+    default:
+      return {1, 0, 1};
+  }
+}
+
+class Compiler {
+ public:
+  Compiler(const models::GpuDeviceConfig& d, const GpuMappingOptions& o) : dev_(d), opt_(o) {}
+  GpuProgram run(const std::vector<Layer>& layers);
+
+ private:
+  struct Tensor {
+    std::uint64_t addr = 0, bytes = 0;
+  };
+  Tensor input_of(size_t i, std::uint64_t bytes);
+  void gemm_layer(size_t i, const Layer& l);
+  void conv_layer(size_t i, const Layer& l);
+  void attention_layer(size_t i, const Layer& l);
+  void vector_layer(size_t i, const Layer& l);
+  /// A GEMM kernel; `batch` copies of the same GEMM side by side (strided batched), each
+  /// with its own B every `b_group` batch entries.
+  size_t gemm_kernel(size_t i, const std::string& name, const Layer& g, models::GemmAddressing a,
+                     std::int64_t batch = 1, std::int64_t b_group = 1);
+  void stream_kernel(size_t i, const std::string& name, const std::vector<Tensor>& in, Tensor out,
+                     std::uint64_t elements, double fp32, double sfu);
+  void finish_layer(size_t i, const Layer& l);
+
+  const models::GpuDeviceConfig& dev_;
+  GpuMappingOptions opt_;
+  Heap heap_;
+  GpuProgram p_;
+  std::vector<std::vector<size_t>> producers_;
+  std::vector<Tensor> outputs_;
+};
+
+Compiler::Tensor Compiler::input_of(size_t i, std::uint64_t bytes) {
+  for (size_t p : producers_[i])
+    if (p != kFromInput && outputs_[p].bytes > 0) return outputs_[p];
+  return {heap_.alloc(bytes), bytes};
+}
+
+size_t Compiler::gemm_kernel(size_t i, const std::string& name, const Layer& g,
+                             models::GemmAddressing a, std::int64_t batch, std::int64_t b_group) {
+  GpuKernel k;
+  k.name = name;
+  k.layer = i;
+  k.kind = GpuKernel::Kind::kGemm;
+  GpuMappingOptions o = opt_;
+  if (batch > 1) o.split_k = false;  // the batch fills the machine
+  k.gemm = map_gpu_gemm(dev_, g, o);
+  const auto one = gpu_cta_works(k.gemm);
+  const std::int64_t rows = k.gemm.m;
+  for (std::int64_t b = 0; b < batch; ++b)
+    for (CtaWork w : one) {
+      w.id = static_cast<std::int64_t>(k.works.size());
+      w.m0 += b * rows;
+      k.works.push_back(w);
+    }
+  k.launch.tile = k.gemm.tile;
+  k.launch.max_resident = k.gemm.ctas_per_sm;
+  k.launch.per_sm.assign(static_cast<size_t>(dev_.sms), {});
+  for (const auto& w : k.works) k.launch.per_sm[static_cast<size_t>(w.id % dev_.sms)].push_back(w);
+  if (k.gemm.split_k > 1) {  // fp32 partials, one M x N slab per K slice
+    a.k_slice = k.gemm.k_slice;
+    a.c_row = u(g.n) * 4;
+    a.c_split = u(rows) * a.c_row * u(batch);
+  }
+  a.batch_rows = batch > 1 ? rows : 0;
+  a.b_group = b_group;
+  k.addr = std::move(a);
+  k.flops = 2 * static_cast<std::uint64_t>(batch) * u(g.m) * u(g.n) * u(g.k) * u(g.batch);
+  p_.kernels.push_back(std::move(k));
+  p_.layers[i].kernels.push_back(p_.kernels.size() - 1);
+  return p_.kernels.size() - 1;
+}
+
+void Compiler::stream_kernel(size_t i, const std::string& name, const std::vector<Tensor>& in,
+                             Tensor out, std::uint64_t elements, double fp32, double sfu) {
+  GpuKernel k;
+  k.name = name;
+  k.layer = i;
+  k.kind = GpuKernel::Kind::kStream;
+  const auto sms = static_cast<std::uint64_t>(dev_.sms);
+  k.stream.per_sm.assign(sms, {});
+  // Each SM streams a contiguous share of every tensor in chunks of ~64 KiB of its output.
+  const std::uint64_t share = (elements + sms - 1) / sms;
+  const std::uint64_t chunk_elems =
+      std::max<std::uint64_t>(1, 65536 * elements / std::max<std::uint64_t>(out.bytes, 1));
+  auto part = [&](const Tensor& t, std::uint64_t e0, std::uint64_t n) {
+    const double per = static_cast<double>(t.bytes) / static_cast<double>(elements);
+    const auto a = static_cast<std::uint64_t>(static_cast<double>(e0) * per);
+    const auto b = static_cast<std::uint64_t>(static_cast<double>(e0 + n) * per);
+    return DmaDescriptor::linear(t.addr + a, b - a);
+  };
+  const double lanes = static_cast<double>(dev_.gpu_sm.fp32_lanes);
+  const double sfus = static_cast<double>(dev_.gpu_sm.sfu_lanes);
+  for (std::uint64_t s = 0; s < sms; ++s) {
+    const std::uint64_t e0 = s * share, e1 = std::min(elements, e0 + share);
+    for (std::uint64_t e = e0; e < e1; e += chunk_elems) {
+      const std::uint64_t n = std::min(chunk_elems, e1 - e);
+      models::StreamChunk c;
+      for (const auto& t : in) c.reads.push_back(part(t, e, n));
+      c.writes.push_back(part(out, e, n));
+      c.compute_cycles = static_cast<std::uint64_t>(
+          std::ceil(static_cast<double>(n) * (fp32 / lanes + (sfus > 0 ? sfu / sfus : 0))));
+      k.stream.per_sm[s].push_back(std::move(c));
+    }
+  }
+  k.flops = static_cast<std::uint64_t>(static_cast<double>(elements) * (fp32 + sfu));
+  for (const auto& t : in) k.compulsory_bytes += t.bytes;
+  k.compulsory_bytes += out.bytes;
+  p_.kernels.push_back(std::move(k));
+  p_.layers[i].kernels.push_back(p_.kernels.size() - 1);
+}
+
+models::GemmAddressing dense(std::uint64_t a, std::uint64_t b, std::uint64_t c, std::int64_t k,
+                             std::int64_t n, std::uint64_t e, std::uint64_t oe) {
+  models::GemmAddressing x;
+  x.a = a;
+  x.b = b;
+  x.c = c;
+  x.elem = e;
+  x.a_row = u(k) * e;
+  x.b_row = u(k) * e;
+  x.c_row = u(n) * oe;
+  x.a_k = [e](std::int64_t kk) { return u(kk) * e; };
+  return x;
+}
+
+void Compiler::gemm_layer(size_t i, const Layer& l) {
+  const std::uint64_t e = dtype_bytes(l.dtype);
+  const std::int64_t m = l.rows();
+  const Tensor a = input_of(i, u(m) * u(l.k) * e);
+  const Tensor b{heap_.alloc(u(l.n) * u(l.k) * e), u(l.n) * u(l.k) * e};
+  const Tensor c{heap_.alloc(u(m) * u(l.n) * e), u(m) * u(l.n) * e};
+  Layer g = l;
+  g.batch = 1;
+  g.m = m;
+  models::GemmAddressing addr = dense(a.addr, b.addr, c.addr, l.k, l.n, e, e);
+  const size_t at = gemm_kernel(i, l.name, g, std::move(addr));
+  const GpuKernel& main = p_.kernels[at];
+  if (main.gemm.split_k > 1) {  // cuBLAS's separate reduction of the fp32 partials
+    const std::uint64_t parts = u(main.gemm.split_k) * u(m) * u(l.n) * 4;
+    const std::uint64_t ws = heap_.alloc(parts);
+    const auto split = main.gemm.split_k;
+    p_.kernels[at].addr.c = ws;
+    stream_kernel(i, l.name + ".splitk_reduce", {{ws, parts}}, c, u(m) * u(l.n),
+                  static_cast<double>(split), 0);
+  }
+  if (l.op == LayerOp::kLstm) {  // the cell's nonlinearities: read gates and c, write h and c
+    const std::uint64_t h = u(m) * u(l.hidden());
+    stream_kernel(i, l.name + ".cell", {c, {heap_.alloc(h * e), h * e}},
+                  {heap_.alloc(2 * h * e), 2 * h * e}, h, 6, 5);
+  }
+  outputs_[i] = c;
+}
+
+void Compiler::conv_layer(size_t i, const Layer& l) {
+  const ConvShape& s = l.conv;
+  const std::uint64_t e = dtype_bytes(l.dtype);
+  const std::int64_t m = s.n * s.p() * s.q(), kk = s.r * s.s * (s.c / s.groups);
+  const Tensor in = input_of(i, u(s.n * s.h * s.w * s.c) * e);
+  const Tensor out{heap_.alloc(u(m * s.k) * e), u(m * s.k) * e};
+  if (s.groups != 1) {
+    if (s.groups != s.c || s.groups != s.k)
+      throw WorkloadError(fmt::format(
+          "{}: layer '{}': grouped convolution with {} groups of {} channels has no GPU kernel "
+          "mapping (supported: groups 1, or depthwise with groups = C = K)",
+          l.origin.str(), l.name, s.groups, s.c / s.groups));
+    // Depthwise: a memory-bound kernel, R x S multiply-adds per output element.
+    stream_kernel(i, l.name, {in, {heap_.alloc(u(s.k * s.r * s.s) * e), u(s.k * s.r * s.s) * e}},
+                  out, u(m * s.k), 2.0 * static_cast<double>(s.r * s.s), 0);
+    outputs_[i] = out;
+    return;
+  }
+  Layer g = l;
+  g.op = LayerOp::kGemm;
+  g.batch = 1;
+  g.m = m;
+  g.n = s.k;
+  g.k = kk;
+  models::GemmAddressing a = dense(in.addr, heap_.alloc(u(s.k * kk) * e), out.addr, kk, s.k, e, e);
+  if (s.c >= 32) {
+    // Implicit GEMM over the NHWC image: output pixel m reads its window; along a row of
+    // output pixels the window moves by stride x C elements, and column kk = (r, s, c) of A
+    // is tap (r, s)'s channel c.
+    a.a_row = u(s.stride * s.c) * e;
+    const std::int64_t w = s.w, c = s.c, S = s.s, dil = s.dilation;
+    a.a_k = [=](std::int64_t k) {
+      const std::int64_t tap = k / c, ch = k % c;
+      return (u((tap / S) * dil * w + (tap % S) * dil) * u(c) + u(ch)) * e;
+    };
+  }
+  gemm_kernel(i, l.name, g, std::move(a));
+  outputs_[i] = out;
+}
+
+void Compiler::attention_layer(size_t i, const Layer& l) {
+  const AttentionShape& s = l.attn;
+  const std::uint64_t e = dtype_bytes(l.dtype);
+  const std::int64_t bh = s.batch * s.heads, bkv = s.batch * s.kv_heads;
+  const std::uint64_t q_bytes = u(bh * s.seq_q * s.head_dim) * e;
+  const std::uint64_t kv_bytes = u(bkv * s.seq_kv * s.head_dim) * e;
+  const Tensor in = input_of(i, q_bytes + 2 * kv_bytes);
+  const std::uint64_t q = in.addr, k = q + q_bytes, v = k + kv_bytes;
+  const std::uint64_t s_bytes = u(bh * s.seq_q * s.seq_kv) * e;
+  const Tensor scores{heap_.alloc(s_bytes), s_bytes}, probs{heap_.alloc(s_bytes), s_bytes};
+  const Tensor out{heap_.alloc(q_bytes), q_bytes};
+  // QK^T per head: M = seq_q, N = seq_kv, K = head_dim; the group's heads share one K.
+  Layer qk = l;
+  qk.op = LayerOp::kGemm;
+  qk.batch = 1;
+  qk.m = s.seq_q;
+  qk.n = s.seq_kv;
+  qk.k = s.head_dim;
+  models::GemmAddressing a1 = dense(q, k, scores.addr, s.head_dim, s.seq_kv, e, e);
+  a1.b_batch = u(s.seq_kv * s.head_dim) * e;
+  gemm_kernel(i, l.name + ".qk", qk, std::move(a1), bh, s.group());
+  stream_kernel(i, l.name + ".softmax", {scores}, probs, u(bh * s.seq_q * s.seq_kv), 4, 1);
+  // PV per head: M = seq_q, N = head_dim, K = seq_kv; V read as N x K (transposed).
+  Layer pv = qk;
+  pv.n = s.head_dim;
+  pv.k = s.seq_kv;
+  models::GemmAddressing a2 = dense(probs.addr, v, out.addr, s.seq_kv, s.head_dim, e, e);
+  a2.b_batch = u(s.seq_kv * s.head_dim) * e;
+  gemm_kernel(i, l.name + ".pv", pv, std::move(a2), bh, s.group());
+  outputs_[i] = out;
+}
+
+void Compiler::vector_layer(size_t i, const Layer& l) {
+  const std::uint64_t e = dtype_bytes(l.dtype);
+  const std::uint64_t n = l.elements();
+  const VectorCost c = vector_cost(l.op);
+  std::vector<Tensor> in;
+  in.push_back(input_of(i, n * e));
+  if (c.inputs > 1) {  // the second operand: another producer's output, or a new tensor
+    Tensor second{0, 0};
+    for (size_t p : producers_[i])
+      if (p != kFromInput && outputs_[p].addr != in[0].addr) second = outputs_[p];
+    if (second.bytes == 0) second = {heap_.alloc(n * e), n * e};
+    in.push_back(second);
+  }
+  const Tensor out{heap_.alloc(n * e), n * e};
+  stream_kernel(i, l.name, in, out, n, c.fp32, c.sfu);
+  outputs_[i] = out;
+}
+
+void Compiler::finish_layer(size_t i, const Layer& l) {
+  GpuLayerPlan& lp = p_.layers[i];
+  const std::uint64_t e = dtype_bytes(l.dtype);
+  lp.macs = l.macs();
+  for (size_t k : lp.kernels) {
+    lp.flops += p_.kernels[k].flops;
+    if (p_.kernels[k].kind == GpuKernel::Kind::kGemm) {
+      const auto& g = p_.kernels[k].gemm;
+      if (lp.tile.empty()) {
+        lp.tile = g.tile_text();
+        lp.why = g.why;
+      }
+    }
+  }
+  if (l.op == LayerOp::kAttention) {
+    const AttentionShape& s = l.attn;
+    lp.compulsory_bytes =
+        u(s.batch * (2 * s.heads * s.seq_q + 2 * s.kv_heads * s.seq_kv) * s.head_dim) * e;
+  } else if (l.op == LayerOp::kConv2d) {
+    const ConvShape& s = l.conv;
+    lp.compulsory_bytes = (u(s.n * s.h * s.w * s.c) + u(s.k * s.r * s.s * s.c / s.groups) +
+                           u(s.n * s.p() * s.q() * s.k)) *
+                          e;
+  } else if (l.macs() > 0) {
+    lp.compulsory_bytes = (u(l.rows() * l.k) + u(l.k * l.n) + u(l.rows() * l.out_cols())) * e;
+  } else {
+    for (size_t k : lp.kernels) lp.compulsory_bytes += p_.kernels[k].compulsory_bytes;
+  }
+  const models::TcType t =
+      l.macs() > 0 && l.op != LayerOp::kAttention ? gpu_tc_type(l) : models::TcType::kBf16;
+  const double peak = static_cast<double>(dev_.sms * dev_.gpu_sm.tc_rate(t));
+  lp.compute_bound_cycles = peak > 0 ? static_cast<double>(lp.macs) / peak : 0;
+  lp.hbm_bound_cycles = static_cast<double>(lp.compulsory_bytes) / dev_.hbm_bytes_per_cycle();
+  if (lp.tile.empty()) lp.tile = "stream";
+}
+
+GpuProgram Compiler::run(const std::vector<Layer>& layers) {
+  producers_ = producers(layers);
+  outputs_.assign(layers.size(), {});
+  p_.layers.resize(layers.size());
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const Layer& l = layers[i];
+    p_.layers[i].layer = l;
+    switch (l.op) {
+      case LayerOp::kGemm:
+      case LayerOp::kLstm:
+        gemm_layer(i, l);
+        break;
+      case LayerOp::kConv2d:
+        conv_layer(i, l);
+        break;
+      case LayerOp::kAttention:
+        attention_layer(i, l);
+        break;
+      default:
+        vector_layer(i, l);
+    }
+    finish_layer(i, l);
+  }
+  return std::move(p_);
+}
+
+}  // namespace
+
+GpuProgram compile_gpu(const models::GpuDeviceConfig& device, const std::vector<Layer>& layers,
+                       const GpuMappingOptions& options) {
+  return Compiler(device, options).run(layers);
+}
+
+std::string describe_gpu_program(const models::GpuDeviceConfig& device, const GpuProgram& p) {
+  std::string out;
+  for (const auto& lp : p.layers) {
+    out += fmt::format("{} ({} {}, x{}): compute bound {:.0f} cycles, HBM bound {:.0f} cycles\n",
+                       lp.layer.name, layer_op_name(lp.layer.op), lp.layer.shape(), lp.layer.repeat,
+                       lp.compute_bound_cycles, lp.hbm_bound_cycles);
+    for (size_t k : lp.kernels) {
+      const GpuKernel& kn = p.kernels[k];
+      if (kn.kind == GpuKernel::Kind::kGemm)
+        out += fmt::format(
+            "  kernel {}: GEMM {}x{}x{} tile {}, {} CTAs on {} SMs, estimate "
+            "{:.0f} cycles\n    {}\n",
+            kn.name, kn.gemm.m, kn.gemm.n, kn.gemm.k, kn.gemm.tile_text(), kn.works.size(),
+            device.sms, kn.gemm.estimated_cycles, kn.gemm.why);
+      else
+        out +=
+            fmt::format("  kernel {}: streaming, {} B compulsory\n", kn.name, kn.compulsory_bytes);
+    }
+  }
+  return out;
+}
+
+}  // namespace systole::workloads
