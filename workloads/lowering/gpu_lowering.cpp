@@ -112,7 +112,7 @@ size_t Compiler::gemm_kernel(size_t i, const std::string& name, const Layer& g,
   k.launch.max_resident = k.gemm.ctas_per_sm;
   k.launch.per_sm.assign(static_cast<size_t>(dev_.sms), {});
   for (const auto& w : k.works) k.launch.per_sm[static_cast<size_t>(w.id % dev_.sms)].push_back(w);
-  if (k.gemm.split_k > 1) {  // fp32 partials, one M x N slab per K slice
+  if (k.gemm.split_k > 1) {  // fp32 partials, one M x N slab per K slice, in a workspace
     a.k_slice = k.gemm.k_slice;
     a.c_row = u(g.n) * 4;
     a.c_split = u(rows) * a.c_row * u(batch);
@@ -121,9 +121,20 @@ size_t Compiler::gemm_kernel(size_t i, const std::string& name, const Layer& g,
   a.b_group = b_group;
   k.addr = std::move(a);
   k.flops = 2 * static_cast<std::uint64_t>(batch) * u(g.m) * u(g.n) * u(g.k) * u(g.batch);
+  const std::uint64_t c_out = k.addr.c;
+  const std::int64_t split = k.gemm.split_k;
+  const std::uint64_t outputs = static_cast<std::uint64_t>(batch) * u(rows) * u(g.n);
+  if (split > 1) k.addr.c = heap_.alloc(u(split) * outputs * 4);  // the partials' workspace
+  const std::uint64_t ws = k.addr.c;
   p_.kernels.push_back(std::move(k));
   p_.layers[i].kernels.push_back(p_.kernels.size() - 1);
-  return p_.kernels.size() - 1;
+  const size_t at = p_.kernels.size() - 1;
+  if (split > 1) {  // cuBLAS's separate reduction of the fp32 partials into C
+    const std::uint64_t e = dtype_bytes(g.dtype);
+    stream_kernel(i, name + ".splitk_reduce", {{ws, u(split) * outputs * 4}}, {c_out, outputs * e},
+                  outputs, static_cast<double>(split), 0);
+  }
+  return at;
 }
 
 void Compiler::stream_kernel(size_t i, const std::string& name, const std::vector<Tensor>& in,
@@ -188,17 +199,7 @@ void Compiler::gemm_layer(size_t i, const Layer& l) {
   Layer g = l;
   g.batch = 1;
   g.m = m;
-  models::GemmAddressing addr = dense(a.addr, b.addr, c.addr, l.k, l.n, e, e);
-  const size_t at = gemm_kernel(i, l.name, g, std::move(addr));
-  const GpuKernel& main = p_.kernels[at];
-  if (main.gemm.split_k > 1) {  // cuBLAS's separate reduction of the fp32 partials
-    const std::uint64_t parts = u(main.gemm.split_k) * u(m) * u(l.n) * 4;
-    const std::uint64_t ws = heap_.alloc(parts);
-    const auto split = main.gemm.split_k;
-    p_.kernels[at].addr.c = ws;
-    stream_kernel(i, l.name + ".splitk_reduce", {{ws, parts}}, c, u(m) * u(l.n),
-                  static_cast<double>(split), 0);
-  }
+  gemm_kernel(i, l.name, g, dense(a.addr, b.addr, c.addr, l.k, l.n, e, e));
   if (l.op == LayerOp::kLstm) {  // the cell's nonlinearities: read gates and c, write h and c
     const std::uint64_t h = u(m) * u(l.hidden());
     stream_kernel(i, l.name + ".cell", {c, {heap_.alloc(h * e), h * e}},

@@ -278,8 +278,14 @@ void search(const models::GpuDeviceConfig& d, const Problem& p, const GpuMapping
         c.k_slice = ceil_div(kt_all, sk) * t.bk;
         c.along_n = along_n;
         c.swizzle = g;
-        // CUTLASS's sm90 generator pairs its large tiles with 2x1x1 clusters (multicast B).
-        if (d.gpu_sm.arch == GpuArch::kHopper && ceil_div(p.M, t.bm) >= 2) c.cluster_m = 2;
+        // CUTLASS's sm90 generator pairs its large tiles with 2x1x1 clusters (multicast B);
+        // a cluster size the user fixed must divide the grid's tile rows.
+        if (o.cluster_m > 0) {
+          if (ceil_div(p.M, t.bm) % o.cluster_m != 0) continue;
+          c.cluster_m = o.cluster_m;
+        } else if (d.gpu_sm.arch == GpuArch::kHopper && ceil_div(p.M, t.bm) >= 2) {
+          c.cluster_m = 2;
+        }
         estimate(d, p, c);
         ++count;
         if (!best.shape || c.est < best.est * (1 - 1e-9)) best = c;
@@ -369,9 +375,18 @@ GpuGemmMapping map_gpu_gemm(const models::GpuDeviceConfig& d, const Layer& layer
   const std::vector<Shape> all = shapes(d, type, p.out_e, o);
   if (all.empty())
     throw WorkloadError(
-        fmt::format("{}: layer '{}': no CUTLASS tile fits the SM's shared memory "
-                    "and registers",
-                    layer.origin.str(), layer.name));
+        fmt::format("{}: layer '{}': no CUTLASS tile fits the SM's shared memory and registers{}",
+                    layer.origin.str(), layer.name,
+                    o.tile_m > 0 || o.tile_n > 0
+                        ? fmt::format(" with system.mapping.tile_m = {} and tile_n = {} (0: any); "
+                                      "candidate tiles have 64, 128 or 256 rows and columns",
+                                      o.tile_m, o.tile_n)
+                        : std::string()));
+  if (o.cluster_m > 1 && d.gpu_sm.arch != GpuArch::kHopper)
+    throw WorkloadError(fmt::format(
+        "{}: layer '{}': system.mapping.cluster_m = {}: thread-block clusters need an H100-class "
+        "(hopper) SM; use 0 or 1",
+        layer.origin.str(), layer.name, o.cluster_m));
   Choice best, runner_up;
   std::int64_t count = 0;
   for (const Shape& s : all) {
@@ -384,6 +399,13 @@ GpuGemmMapping map_gpu_gemm(const models::GpuDeviceConfig& d, const Layer& layer
       runner_up = local;
     }
   }
+  if (!best.shape)
+    throw WorkloadError(fmt::format(
+        "{}: layer '{}': system.mapping.cluster_m = {} does not divide the grid's tile rows for "
+        "any candidate tile (M = {}: {} rows of 64, {} of 128, {} of 256 rows); use 0 (the mapper "
+        "chooses) or a divisor of one of them",
+        layer.origin.str(), layer.name, o.cluster_m, p.M, ceil_div(p.M, 64), ceil_div(p.M, 128),
+        ceil_div(p.M, 256)));
   const Shape& s = *best.shape;
   GpuGemmMapping m;
   m.m = p.M;

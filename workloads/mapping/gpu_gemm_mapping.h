@@ -25,6 +25,7 @@ struct GpuMappingOptions {
   std::int64_t max_split_k = 16;  ///< most K slices a split-K kernel uses
   std::int64_t tile_m = 0;        ///< > 0: only CTA tiles of this many rows
   std::int64_t tile_n = 0;        ///< > 0: only CTA tiles of this many columns
+  std::int64_t cluster_m = 0;     ///< > 0: thread-block clusters of this many CTAs along M
 };
 
 enum class GpuDecomposition { kDataParallel, kSplitK, kStreamK };

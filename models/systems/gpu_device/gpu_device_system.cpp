@@ -22,6 +22,10 @@ const config::SchemaOf<workloads::GpuMappingOptions>& gpu_mapping_schema() {
         .integer("max_split_k", &O::max_split_k, 16, 2, 64, "most K slices of a split-K kernel", "")
         .integer("tile_m", &O::tile_m, 0, 0, 512, "only CTA tiles of this many rows (0: any)", "")
         .integer("tile_n", &O::tile_n, 0, 0, 512, "only CTA tiles of this many columns (0: any)",
+                 "")
+        .integer("cluster_m", &O::cluster_m, 0, 0, 16,
+                 "Hopper: CTAs per thread-block cluster along M, which must divide the grid's "
+                 "tile rows (0: the mapper chooses, 2 when the grid has two rows or more)",
                  "");
     return b;
   }();
@@ -44,8 +48,11 @@ LayerSums sum_layer(const GpuDeviceConfig& d, const workloads::GpuProgram& p,
   for (size_t k : lp.kernels) {
     const GpuKernelRun& r = runs[k];
     s.cycles += std::ceil((r.end_ps - r.start_ps) * 1e-12 * d.gpu_sm.clock.value()) + gap;
-    s.hbm_bytes += (r.hbm_after.bytes_read - r.hbm_before.bytes_read) +
-                   (r.hbm_after.bytes_written - r.hbm_before.bytes_written);
+    // What the L2 asked of the HBM while the kernel ran: sectors fetched and written back.
+    const std::uint64_t sector = d.l2.sector.value();
+    s.hbm_bytes += (r.l2_after.sectors_fetched - r.l2_before.sectors_fetched +
+                    r.l2_after.writeback_sectors - r.l2_before.writeback_sectors) *
+                   sector;
     s.sector_hits += r.l2_after.sector_hits - r.l2_before.sector_hits;
     s.sector_accesses += r.l2_after.sector_accesses - r.l2_before.sector_accesses;
     for (const auto& a : r.gemm.sms) s.tensor_busy += a.tensor_busy;
