@@ -14,6 +14,7 @@ if(SYSTOLE_BUILD_TESTS)
   set(_t ${PROJECT_SOURCE_DIR}/tests/unit/l2)
   systole_test(l2_unit_tests
     SOURCES ${_t}/test_l2_tags.cpp ${_t}/test_l2_timing.cpp ${_t}/test_l2_config.cpp
+            ${_t}/test_l2_equivalence.cpp ${_t}/l2_timing_v1.cpp
     LINKS models_timing
     LABELS l2)
   systole_test(l2_sc_tests
