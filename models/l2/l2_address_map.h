@@ -10,6 +10,7 @@
 // every slice exactly `ways` times. Plain C++, exact, stateless.
 
 #include <cstdint>
+#include <vector>
 
 namespace systole::models {
 
@@ -30,6 +31,10 @@ class L2AddressMap {
         inv_slices_(1.0 / slices),
         hash_(hash) {
     while ((1u << slice_bits_) < slices_) ++slice_bits_;
+    slice_chunks_ = chunks(width(period_ - 1), slice_bits_);
+    set_chunks_ = chunks(width((period_ - 1) >> set_bits_), set_bits_);
+    if (period_ <= kTabulated && slices_ <= 0x10000 && set_bits_ <= 16)
+      for (std::uint64_t p = 0; p < period_; ++p) folds_.push_back(fold_both(p));
   }
 
   L2Location locate(std::uint64_t line) const {
@@ -41,7 +46,7 @@ class L2AddressMap {
   std::uint64_t line_of(std::uint32_t slice, std::uint32_t set, std::uint32_t tag) const {
     const std::uint32_t mask = (1u << set_bits_) - 1;
     const std::uint32_t ways = static_cast<std::uint32_t>(period_ >> set_bits_);
-    const std::uint32_t low = hash_ ? set ^ (fold(tag % ways, set_bits_) & mask) : set;
+    const std::uint32_t low = hash_ ? set ^ (fold(tag % ways, set_bits_, set_chunks_) & mask) : set;
     const std::uint64_t q = (std::uint64_t{tag} << set_bits_) | low;
     const std::uint32_t h = slice_hash(q);
     return q * slices_ + (slice >= h ? slice - h : slice + slices_ - h);
@@ -54,7 +59,18 @@ class L2AddressMap {
   std::uint32_t slices() const { return slices_; }
   std::uint32_t sets_per_slice() const { return 1u << set_bits_; }
 
-  /// Walks consecutive lines: one division at seek(), then increments.
+  /// How far a Cursor moves in one step of `lines` lines: lines = dq x slices + dr.
+  struct Step {
+    std::uint64_t lines, dq;
+    std::uint32_t dr;
+  };
+  Step step(std::uint64_t lines) const {
+    const std::uint64_t dq = div_slices(lines);
+    return {lines, dq, static_cast<std::uint32_t>(lines - dq * slices_)};
+  }
+
+  /// Walks lines: one division at seek(), then increments (next() one line on, advance() a
+  /// fixed step on, as from one row of a strided transfer to the next).
   class Cursor {
    public:
     explicit Cursor(const L2AddressMap& m) : m_(m) {}
@@ -70,6 +86,15 @@ class L2AddressMap {
         refresh();
       }
     }
+    void advance(const Step& s) {
+      r_ += s.dr;
+      q_ += s.dq;
+      if (r_ >= m_.slices_) {
+        r_ -= m_.slices_;
+        ++q_;
+      }
+      refresh();
+    }
     std::uint32_t slice() const { return m_.add_mod(r_, qhash_); }
     std::uint32_t set() const { return set_; }
     /// Tells the lines of one set apart: q / sets (lines a capacity apart differ by `ways`).
@@ -77,8 +102,9 @@ class L2AddressMap {
 
    private:
     void refresh() {
-      qhash_ = m_.slice_hash(q_);
-      set_ = m_.set_of(q_);
+      const std::uint32_t f = m_.folds(q_);
+      qhash_ = f >> 16;
+      set_ = (static_cast<std::uint32_t>(q_) & ((1u << m_.set_bits_) - 1)) ^ (f & 0xFFFF);
     }
     const L2AddressMap& m_;
     std::uint64_t q_ = 0;
@@ -106,23 +132,40 @@ class L2AddressMap {
   std::uint64_t mod_period(std::uint64_t q) const {
     return period_mask_ ? q & period_mask_ : q % period_;
   }
-  /// `x` XOR-folded to `bits` bits (0 for no bits).
-  static std::uint32_t fold(std::uint64_t x, std::uint32_t bits) {
-    if (bits == 0) return 0;
+  /// Bits needed to write `v`.
+  static std::uint32_t width(std::uint64_t v) {
+    std::uint32_t b = 0;
+    for (; v; v >>= 1) ++b;
+    return b;
+  }
+  /// Chunks of `bits` bits in a value of `w` bits (none when bits is 0).
+  static std::uint32_t chunks(std::uint32_t w, std::uint32_t bits) {
+    return bits == 0 ? 0 : (w + bits - 1) / bits;
+  }
+  /// `x` (below 2^(n x bits)) XOR-folded to `bits` bits: its n chunks XORed, a loop of fixed
+  /// length (no branch on the data).
+  static std::uint32_t fold(std::uint64_t x, std::uint32_t bits, std::uint32_t n) {
     const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
     std::uint64_t h = 0;
-    for (; x; x >>= bits) h ^= x & mask;
+    for (std::uint32_t i = 0; i < n; ++i, x >>= bits) h ^= x & mask;
     return static_cast<std::uint32_t>(h);
   }
-  std::uint32_t slice_hash(std::uint64_t q) const {
-    if (!hash_) return 0;
-    const std::uint32_t h = fold(mod_period(q), slice_bits_);  // below 2^bits < 2 x slices
-    return h >= slices_ ? h - slices_ : h;
-  }
+  std::uint32_t slice_hash(std::uint64_t q) const { return folds(q) >> 16; }
   std::uint32_t set_of(std::uint64_t q) const {
-    const std::uint32_t mask = (1u << set_bits_) - 1;
-    const auto low = static_cast<std::uint32_t>(q) & mask;
-    return hash_ ? low ^ (fold(mod_period(q) >> set_bits_, set_bits_) & mask) : low;
+    return (static_cast<std::uint32_t>(q) & ((1u << set_bits_) - 1)) ^ (folds(q) & 0xFFFF);
+  }
+  /// Both hashes of q: slice hash (below slices) << 16 | set hash (below sets), from q modulo
+  /// sets x ways; 0 without the hash.
+  std::uint32_t fold_both(std::uint64_t p) const {
+    if (!hash_) return 0;
+    const std::uint32_t h = fold(p, slice_bits_, slice_chunks_);  // below 2^bits < 2 x slices
+    const std::uint32_t s = fold(p >> set_bits_, set_bits_, set_chunks_);
+    return (h >= slices_ ? h - slices_ : h) << 16 | s;
+  }
+  /// fold_both, tabulated when sets x ways is at most kTabulated (A100, H100: 4096 entries).
+  std::uint32_t folds(std::uint64_t q) const {
+    const std::uint64_t p = mod_period(q);
+    return folds_.empty() ? fold_both(p) : folds_[p];
   }
   std::uint32_t add_mod(std::uint32_t r, std::uint32_t h) const {
     const std::uint32_t s = r + h;
@@ -135,6 +178,9 @@ class L2AddressMap {
   std::uint64_t period_mask_;  // period - 1 when a power of two, else 0
   double inv_slices_;
   std::uint32_t slice_bits_ = 0;
+  std::uint32_t slice_chunks_ = 0, set_chunks_ = 0;  // chunks the two hashes fold
+  static constexpr std::uint64_t kTabulated = 1 << 16;
+  std::vector<std::uint32_t> folds_;  // fold_both of each q modulo sets x ways, when tabulated
   bool hash_;
 };
 

@@ -15,6 +15,9 @@ L2Tags::L2Tags(std::uint32_t sets, std::uint32_t ways)
       store_(std::uint64_t{sets} * block_words_ + 16, 0) {
   const auto addr = reinterpret_cast<std::uintptr_t>(store_.data());
   base_ = store_.data() + ((64 - addr % 64) % 64) / 4;
+  way_mask_ = ways >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << ways) - 1;
+  prefetch_[0] = std::min(64u, block_words_ * 4 - 64);
+  prefetch_[1] = std::min(128u, block_words_ * 4 - 64);
   for (std::uint32_t s = 0; s < sets; ++s) {
     std::fill(block(s), block(s) + ways, kEmpty);
     for (std::uint32_t w = 0; w < ways; ++w) bytes(block(s))[w] = static_cast<std::uint8_t>(w);

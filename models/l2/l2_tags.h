@@ -30,6 +30,7 @@ struct L2LineOutcome {
   std::uint32_t victim = 0;       ///< its tag
   std::uint32_t slot = 0;         ///< set x ways + way now holding the line
   std::uint32_t way = 0;          ///< the way now holding the line
+  std::uint8_t pending = 0;       ///< its pending() bits (0 when just allocated)
 };
 
 /// Tags, recency order and sector bits of every way of every set (sets count over all
@@ -46,33 +47,33 @@ class L2Tags {
   /// ways are the least recent of all).
   L2LineOutcome access(std::uint32_t set, std::uint32_t tag, std::uint8_t mask, bool write,
                        std::uint8_t full) {
-    std::uint32_t* b = block(set);
-    std::uint8_t* order = bytes(b);  // way numbers, most recent first
-    std::uint8_t* valid = order + ways_;
-    std::uint8_t* dirty = valid + ways_;
-    std::uint32_t way = find(b, tag);
+    const std::uint32_t ways = ways_;  // a local: the byte stores below may alias any member
+    std::uint32_t* const b = block(set);
+    std::uint8_t* const order = bytes(b);  // way numbers, most recent first
+    std::uint8_t* const valid = order + ways;
+    std::uint8_t* const dirty = valid + ways;
+    std::uint8_t* const spare = dirty + ways;
+    std::uint32_t way = find(b, tag, ways);
     L2LineOutcome o;
-    std::uint32_t pos = ways_ - 1;  // the way's place in the order
-    if (way < ways_) {
+    if (way < ways) {
       o.tag_hit = true;
       o.was_valid = valid[way];
-      pos = place(order, way);
+      to_front(order, place(order, way, ways), way, ways);
     } else {
-      way = order[pos];
+      way = order[ways - 1];
+      to_front(order, ways - 1, way, ways);
       if (b[way] != kEmpty) {
         o.evicted = true;
         o.victim = b[way];
         o.victim_dirty = dirty[way];
       }
       b[way] = tag;
-      valid[way] = dirty[way] = 0;
-      dirty[way + ways_] = 0;  // the line's spare bits (pending())
+      valid[way] = dirty[way] = spare[way] = 0;  // spare: the timing model's pending()
     }
-    std::memmove(order + 1, order, pos);
-    order[0] = static_cast<std::uint8_t>(way);
-    o.slot = set * ways_ + way;
+    o.slot = set * ways + way;
     o.way = way;
     o.missing = static_cast<std::uint8_t>((write ? mask & ~full : mask) & ~valid[way]);
+    o.pending = spare[way];
     valid[way] |= mask;
     if (write) dirty[way] |= mask;
     return o;
@@ -86,10 +87,13 @@ class L2Tags {
   std::uint32_t& word(std::uint32_t set, std::uint32_t way) {
     return block(set)[bytes_words_ + ways_ + way];
   }
-  /// Asks the memory system for `set`'s block ahead of its access.
+  /// Asks the memory system for `set`'s block ahead of its access: its first three cache lines
+  /// (16 ways: tags, bytes, spare words), no loop.
   void prefetch(std::uint32_t set) const {
     const char* p = reinterpret_cast<const char*>(base_ + std::uint64_t{set} * block_words_);
-    for (std::uint32_t off = 0; off < block_words_ * 4; off += 64) __builtin_prefetch(p + off, 1);
+    __builtin_prefetch(p, 1);
+    __builtin_prefetch(p + prefetch_[0], 1);
+    __builtin_prefetch(p + prefetch_[1], 1);
   }
 
   std::uint32_t ways() const { return ways_; }
@@ -101,35 +105,61 @@ class L2Tags {
   std::uint64_t dirty_sectors() const;
 
  private:
-  /// The way holding `tag`, or ways_: all tags compared at once (4 a step with SSE2).
-  std::uint32_t find(const std::uint32_t* b, std::uint32_t tag) const {
+  /// The way holding `tag`, or `ways`: all tags compared at once, 16 a step with SSE2 (four
+  /// compares packed into one 16-bit mask; the words after the last tag belong to the block,
+  /// whose size is a multiple of 16 words, and their matches are masked off).
+  std::uint32_t find(const std::uint32_t* b, std::uint32_t tag, std::uint32_t ways) const {
     std::uint64_t hit = 0;
-    std::uint32_t w = 0;
 #if defined(__SSE2__)
     const __m128i t = _mm_set1_epi32(static_cast<int>(tag));
-    for (; w + 4 <= ways_; w += 4) {
-      const __m128i v = _mm_load_si128(reinterpret_cast<const __m128i*>(b + w));
-      hit |= static_cast<std::uint64_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, t))))
-             << w;
+    for (std::uint32_t w = 0; w < ways; w += 16) {
+      const auto* v = reinterpret_cast<const __m128i*>(b + w);
+      const __m128i lo = _mm_packs_epi32(_mm_cmpeq_epi32(_mm_load_si128(v), t),
+                                         _mm_cmpeq_epi32(_mm_load_si128(v + 1), t));
+      const __m128i hi = _mm_packs_epi32(_mm_cmpeq_epi32(_mm_load_si128(v + 2), t),
+                                         _mm_cmpeq_epi32(_mm_load_si128(v + 3), t));
+      hit |= static_cast<std::uint64_t>(_mm_movemask_epi8(_mm_packs_epi16(lo, hi))) << w;
     }
+    hit &= way_mask_;
+#else
+    for (std::uint32_t w = 0; w < ways; ++w) hit |= static_cast<std::uint64_t>(b[w] == tag) << w;
 #endif
-    for (; w < ways_; ++w) hit |= static_cast<std::uint64_t>(b[w] == tag) << w;
-    return hit ? static_cast<std::uint32_t>(__builtin_ctzll(hit)) : ways_;
+    return hit ? static_cast<std::uint32_t>(__builtin_ctzll(hit)) : ways;
   }
-  /// Where `way` stands in the recency order (16 places a step with SSE2).
-  std::uint32_t place(const std::uint8_t* order, std::uint32_t way) const {
-    std::uint32_t i = 0;
+  /// Where `way` stands in the recency order: up to 16 ways in one SSE2 compare (the bytes
+  /// after the order belong to the block; their matches are masked off).
+  std::uint32_t place(const std::uint8_t* order, std::uint32_t way, std::uint32_t ways) const {
 #if defined(__SSE2__)
-    const __m128i t = _mm_set1_epi8(static_cast<char>(way));
-    for (; i + 16 <= ways_; i += 16) {
-      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(order + i));
-      const int m = _mm_movemask_epi8(_mm_cmpeq_epi8(v, t));
-      if (m) return i + static_cast<std::uint32_t>(__builtin_ctz(static_cast<unsigned>(m)));
+    if (ways <= 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(order));
+      const auto m = static_cast<std::uint32_t>(
+          _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(static_cast<char>(way)))));
+      return static_cast<std::uint32_t>(__builtin_ctz(m & static_cast<std::uint32_t>(way_mask_)));
     }
 #endif
-    for (; i < ways_; ++i)
-      if (order[i] == way) return i;
-    return ways_ - 1;
+    std::uint32_t i = 0;
+    while (order[i] != way) ++i;
+    return i;
+  }
+  /// Moves the way at place `pos` of the recency order to its front. Up to 16 ways: one SSE2
+  /// blend of the order and the order shifted by one place (places 0..pos take the shifted
+  /// bytes, the rest and the bytes after the order are stored back unchanged).
+  static void to_front(std::uint8_t* order, std::uint32_t pos, std::uint32_t way,
+                       std::uint32_t ways) {
+#if defined(__SSE2__)
+    if (ways <= 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(order));
+      const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+      const __m128i head = _mm_cmplt_epi8(iota, _mm_set1_epi8(static_cast<char>(pos + 1)));
+      const __m128i moved =
+          _mm_or_si128(_mm_slli_si128(v, 1), _mm_cvtsi32_si128(static_cast<int>(way)));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(order),
+                       _mm_or_si128(_mm_and_si128(head, moved), _mm_andnot_si128(head, v)));
+      return;
+    }
+#endif
+    std::memmove(order + 1, order, pos);
+    order[0] = static_cast<std::uint8_t>(way);
   }
   std::uint32_t* block(std::uint32_t set) { return base_ + std::uint64_t{set} * block_words_; }
   const std::uint32_t* block(std::uint32_t set) const {
@@ -147,6 +177,8 @@ class L2Tags {
   std::uint32_t block_words_;         // 32-bit words per set block, a multiple of 16 (64 B)
   std::vector<std::uint32_t> store_;  // the blocks, plus room to align them
   std::uint32_t* base_;               // the first block, 64-byte aligned
+  std::uint64_t way_mask_;            // bits 0 .. ways - 1
+  std::uint32_t prefetch_[2];         // offsets of a block's second and third cache lines
 };
 
 }  // namespace systole::models

@@ -28,14 +28,20 @@ void for_each_run(std::uint8_t mask, F&& f) {
   std::uint32_t m = mask;
   while (m) {
     const auto s0 = static_cast<std::uint32_t>(__builtin_ctz(m));
-    std::uint32_t n = 0;
-    while (m & (1u << (s0 + n))) ++n;
+    const auto n = static_cast<std::uint32_t>(__builtin_ctz(~(m >> s0)));
     f(s0, n);
     m &= ~(((1u << n) - 1) << s0);
   }
 }
 
 std::uint32_t log2u(std::uint64_t v) { return static_cast<std::uint32_t>(__builtin_ctzll(v)); }
+
+/// A first-come-first-served server free at `free`: a job of `service` arriving `at` ends at
+/// the returned time (the arithmetic of FcfsServer::serve).
+double serve(double& free, double at, double service) {
+  free = std::max(at, free) + service;
+  return free;
+}
 
 }  // namespace
 
@@ -49,18 +55,27 @@ L2Timing::L2Timing(const L2Config& cfg)
             static_cast<std::uint32_t>(cfg.associativity)),
       sectors_(static_cast<std::uint32_t>(cfg.sectors_per_line())),
       sets_(static_cast<std::uint32_t>(cfg.sets_per_slice())),
+      set_bits_(log2u(sets_)),
       line_bits_(log2u(cfg.line.value())),
       sector_bits_(log2u(cfg.sector.value())),
       all_sectors_(sector_range(0, sectors_ - 1)),
-      slice_ps_per_byte_(cfg.period_ps() / static_cast<double>(cfg.slice_bandwidth)),
-      xbar_ps_per_byte_(cfg.period_ps() / static_cast<double>(cfg.xbar_bandwidth)),
-      port_ps_per_byte_(cfg.period_ps() / static_cast<double>(cfg.port_bandwidth)),
+      line_limit_(map_.line_limit()),
       near_ps_(static_cast<double>(cfg.hit_latency) * cfg.period_ps()),
       far_ps_(static_cast<double>(cfg.hit_latency + cfg.far_penalty) * cfg.period_ps()),
-      slices_(static_cast<std::size_t>(cfg.slices())),
-      xbars_(static_cast<std::size_t>(cfg.partitions)) {
-  counters_.slice_bytes.assign(slices_.size(), 0);
-  for (std::size_t s = 0; s < slices_.size(); ++s)
+      slice_free_(static_cast<std::size_t>(cfg.slices()), 0.0),
+      xbar_free_(static_cast<std::size_t>(cfg.partitions), 0.0) {
+  SYSTOLE_ASSERT(sectors_ <= kMaxSectors, "L2: at most 8 sectors a line (one byte of bits)");
+  const double slice_ps_per_byte = cfg.period_ps() / static_cast<double>(cfg.slice_bandwidth);
+  const double xbar_ps_per_byte = cfg.period_ps() / static_cast<double>(cfg.xbar_bandwidth);
+  const double port_ps_per_byte = cfg.period_ps() / static_cast<double>(cfg.port_bandwidth);
+  for (std::uint32_t n = 0; n <= kMaxSectors; ++n) {
+    const auto bytes = static_cast<double>(n << sector_bits_);
+    slice_ps_[n] = bytes * slice_ps_per_byte;
+    xbar_ps_[n] = bytes * xbar_ps_per_byte;
+    port_ps_[n] = bytes * port_ps_per_byte;
+  }
+  counters_.slice_bytes.assign(slice_free_.size(), 0);
+  for (std::size_t s = 0; s < slice_free_.size(); ++s)
     partition_.push_back(
         static_cast<std::uint32_t>(s / static_cast<std::size_t>(cfg.slices_per_partition)));
 }
@@ -68,9 +83,9 @@ L2Timing::L2Timing(const L2Config& cfg)
 std::uint32_t L2Timing::add_port(std::uint32_t partition) {
   SYSTOLE_ASSERT(partition < static_cast<std::uint32_t>(cfg_.partitions),
                  "L2: a requester's partition must be one of the L2's");
-  ports_.emplace_back();
+  port_free_.push_back(0.0);
   port_partition_.push_back(partition);
-  return static_cast<std::uint32_t>(ports_.size() - 1);
+  return static_cast<std::uint32_t>(port_free_.size() - 1);
 }
 
 L2Access L2Timing::access(std::uint32_t port, const DmaDescriptor& d, bool write, double now_ps) {
@@ -85,81 +100,144 @@ L2Access L2Timing::access(std::uint32_t port, const DmaDescriptor& d, bool write
   (write ? counters_.bytes_written : counters_.bytes_read) += d.bytes();
   for (std::uint64_t i2 = 0; i2 < d.dims[2].count; ++i2)
     for (std::uint64_t i1 = 0; i1 < d.dims[1].count; ++i1)
-      for (std::uint64_t i0 = 0; i0 < d.dims[0].count; ++i0)
-        walk_row(d.addr + i0 * d.dims[0].stride + i1 * d.dims[1].stride + i2 * d.dims[2].stride,
-                 d.row_bytes);
+      walk_rows(d.addr + i1 * d.dims[1].stride + i2 * d.dims[2].stride, d.dims[0].count,
+                d.dims[0].stride, d.row_bytes);
   flush();
   return finish_access();
 }
 
-void L2Timing::walk_row(std::uint64_t addr, std::uint64_t bytes) {
-  if (bytes == 0) return;
-  const std::uint64_t line_mask = (std::uint64_t{1} << line_bits_) - 1;
+L2Timing::Sectors L2Timing::sectors(std::uint64_t b0, std::uint64_t b1) const {
   const std::uint64_t sector_mask = (std::uint64_t{1} << sector_bits_) - 1;
-  const std::uint64_t end = addr + bytes - 1;
-  const std::uint64_t first = addr >> line_bits_, last = end >> line_bits_;
-  SYSTOLE_ASSERT(last < map_.line_limit(), "L2: address beyond the tags' reach");
+  const auto s0 = static_cast<std::uint32_t>(b0 >> sector_bits_);
+  const auto s1 = static_cast<std::uint32_t>(b1 >> sector_bits_);
+  Sectors s{sector_range(s0, s1), sector_range(s0, s1)};
+  if (b0 & sector_mask) s.full &= static_cast<std::uint8_t>(~(1u << s0));
+  if ((b1 + 1) & sector_mask) s.full &= static_cast<std::uint8_t>(~(1u << s1));
+  return s;
+}
+
+// `rows` rows of `bytes` bytes, `stride` apart. Rows a whole number of lines apart that do not
+// go back (the next row starts no earlier than this one's last line; a tile's rows) all cut
+// their lines alike, and the cursor steps from one to the next without a division.
+void L2Timing::walk_rows(std::uint64_t addr, std::uint64_t rows, std::uint64_t stride,
+                         std::uint64_t bytes) {
+  if (bytes == 0 || rows == 0) return;
+  const std::uint64_t line_mask = (std::uint64_t{1} << line_bits_) - 1;
+  const std::uint64_t span = ((addr & line_mask) + bytes - 1) >> line_bits_;  // lines - 1
+  const std::uint64_t stride_lines = stride >> line_bits_;
+  if (rows == 1 || (stride & line_mask) != 0 || stride_lines < span) {
+    for (std::uint64_t i = 0; i < rows; ++i) walk_row(addr + i * stride, bytes);
+    return;
+  }
+  const std::uint64_t end = addr + bytes - 1;  // of the first row
+  const std::uint64_t first = addr >> line_bits_;
+  SYSTOLE_ASSERT((end >> line_bits_) + (rows - 1) * stride_lines < line_limit_,
+                 "L2: address beyond the tags' reach");
+  const Sectors head = sectors(addr & line_mask, span == 0 ? end & line_mask : line_mask);
+  const Sectors tail = sectors(0, end & line_mask);
+  const L2AddressMap::Step step = map_.step(stride_lines - span);
   cursor_.seek(first);
-  for (std::uint64_t ln = first;; ++ln) {
-    const std::uint64_t b0 = ln == first ? addr & line_mask : 0;
-    const std::uint64_t b1 = ln == last ? end & line_mask : line_mask;
-    std::uint8_t mask = all_sectors_, full = all_sectors_;
-    if (b0 != 0 || b1 != line_mask) {
-      const auto s0 = static_cast<std::uint32_t>(b0 >> sector_bits_);
-      const auto s1 = static_cast<std::uint32_t>(b1 >> sector_bits_);
-      mask = full = sector_range(s0, s1);
-      if (b0 & sector_mask) full &= static_cast<std::uint8_t>(~(1u << s0));
-      if ((b1 + 1) & sector_mask) full &= static_cast<std::uint8_t>(~(1u << s1));
-    }
-    push({ln, cursor_.slice(), cursor_.set(), cursor_.tag(), mask, full});
-    if (ln == last) break;
-    cursor_.next();
+  for (std::uint64_t i = 0;; ++i) {
+    row_lines(first + i * stride_lines, span, head, tail);
+    if (i + 1 == rows) break;
+    cursor_.advance(step);
   }
 }
 
-// The lines were located (and their set blocks prefetched) a batch ahead: look them up.
+// One row of `bytes` bytes from `addr`.
+void L2Timing::walk_row(std::uint64_t addr, std::uint64_t bytes) {
+  const std::uint64_t line_mask = (std::uint64_t{1} << line_bits_) - 1;
+  const std::uint64_t end = addr + bytes - 1;
+  const std::uint64_t first = addr >> line_bits_, last = end >> line_bits_;
+  SYSTOLE_ASSERT(last < line_limit_, "L2: address beyond the tags' reach");
+  cursor_.seek(first);
+  row_lines(first, last - first,
+            sectors(addr & line_mask, first == last ? end & line_mask : line_mask),
+            sectors(0, end & line_mask));
+}
+
+// A row's lines first .. first + span from the cursor (at `first`), in order: the first
+// (`head`) and last (`tail`) may be partial, the ones between are whole.
+void L2Timing::row_lines(std::uint64_t first, std::uint64_t span, Sectors head, Sectors tail) {
+  push(first, head.mask, head.full);
+  if (span == 0) return;
+  for (std::uint64_t ln = first + 1; ln < first + span; ++ln) {
+    cursor_.next();
+    push(ln, all_sectors_, all_sectors_);
+  }
+  cursor_.next();
+  push(first + span, tail.mask, tail.full);
+}
+
+// The lines were located (and their set blocks prefetched) a batch ahead: look them up. Two
+// loops over locals (the tag store's byte writes could alias any member the compiler would
+// otherwise reload): the tags in walk order, with the rarer events (evictions, merges,
+// fetches) out of line; then the bandwidth servers and the counters, summed per batch.
 void L2Timing::flush() {
-  for (std::uint32_t i = 0; i < batched_; ++i) line(batch_[i]);
+  const bool write = cur_.write;
+  for (std::uint32_t i = 0; i < batched_; ++i) {
+    LineRef& l = batch_[i];
+    const L2LineOutcome o = tags_.access(l.set, l.tag, l.mask, write, l.full);
+    l.hit = o.tag_hit;
+    l.was_valid = o.was_valid;
+    // Sectors whose data the access needs (a whole-sector write needs none) that are valid
+    // but still in flight for an earlier miss: the access waits for that fetch (an MSHR
+    // merge).
+    const auto need = static_cast<std::uint8_t>(write ? l.mask & ~l.full : l.mask);
+    const auto pend = static_cast<std::uint8_t>(o.pending & need & ~o.missing);
+    if (o.evicted || o.missing || pend) events(l, o, pend);
+  }
+  const std::uint32_t partition = cur_.partition;
+  const double now = cur_.now;
+  double done = cur_.done;
+  double port_free = port_free_[cur_.port];
+  double* const slice_free = slice_free_.data();
+  double* const xbar_free = xbar_free_.data();
+  const std::uint32_t* const part_of = partition_.data();
+  std::uint64_t* const slice_bytes = counters_.slice_bytes.data();
+  std::uint64_t sectors = 0, sector_hits = 0, misses = 0, sector_misses = 0, far_lines = 0;
+  for (std::uint32_t i = 0; i < batched_; ++i) {
+    const LineRef& l = batch_[i];
+    const std::uint32_t part = part_of[l.slice];
+    const bool far = part != partition;
+    const int n = popcount(l.mask), hits = popcount(l.mask & l.was_valid);
+    sectors += static_cast<std::uint64_t>(n);
+    sector_hits += static_cast<std::uint64_t>(hits);
+    misses += !l.hit;
+    sector_misses += l.hit && hits != n;  // present, some touched sector not valid
+    far_lines += far;
+    // Its sectors cross the slice, the home partition's crossbar port and the requester's
+    // port, each first come first served.
+    slice_bytes[l.slice] += std::uint64_t{static_cast<std::uint32_t>(n)} << sector_bits_;
+    double end = serve(slice_free[l.slice], now, slice_ps_[n]);
+    end = serve(xbar_free[part], end, xbar_ps_[n]);
+    end = serve(port_free, end, port_ps_[n]);
+    done = std::max(done, end + (far ? far_ps_ : near_ps_));
+  }
+  cur_.done = done;
+  port_free_[cur_.port] = port_free;
+  L2Counters& c = counters_;
+  c.line_accesses += batched_;
+  c.line_misses += misses;
+  c.line_sector_misses += sector_misses;
+  c.line_hits += batched_ - misses - sector_misses;
+  c.sector_accesses += sectors;
+  c.sector_hits += sector_hits;
+  c.sector_misses += sectors - sector_hits;
+  c.far_accesses += far_lines;
   batched_ = 0;
 }
 
-void L2Timing::line(const LineRef& l) {
-  const std::uint32_t slice = l.slice;
-  const std::uint8_t mask = l.mask, full = l.full;
-  const std::uint32_t set = slice * sets_ + l.set;
-  const L2LineOutcome o = tags_.access(set, l.tag, mask, cur_.write, full);
-  const std::uint32_t part = partition_of_slice(slice);
-  const bool far = part != cur_.partition;
-  const auto newly = static_cast<std::uint8_t>(mask & ~o.was_valid);
-  L2Counters& c = counters_;
-  ++c.line_accesses;
-  if (!o.tag_hit)
-    ++c.line_misses;
-  else if (newly)
-    ++c.line_sector_misses;
-  else
-    ++c.line_hits;
-  c.sector_accesses += static_cast<std::uint64_t>(popcount(mask));
-  c.sector_hits += static_cast<std::uint64_t>(popcount(mask & o.was_valid));
-  c.sector_misses += static_cast<std::uint64_t>(popcount(newly));
-  c.far_accesses += far;
+// A line's eviction (and write-back), merged sectors and fetch, in this order.
+void L2Timing::events(const LineRef& l, const L2LineOutcome& o, std::uint8_t pend) {
+  const bool far = partition_[l.slice] != cur_.partition;
   if (o.evicted) {
-    ++c.evictions;
-    if (o.victim_dirty) write_back(map_.line_of(slice, l.set, o.victim), o.victim_dirty);
+    ++counters_.evictions;
+    if (o.victim_dirty)
+      write_back(map_.line_of(l.slice, l.set & (sets_ - 1), o.victim), o.victim_dirty);
   }
-  // Sectors whose data the access needs (a whole-sector write needs none) that are valid but
-  // still in flight for an earlier miss: the access waits for that fetch (an MSHR merge).
-  const auto need = static_cast<std::uint8_t>(cur_.write ? mask & ~full : mask);
-  const auto pend = static_cast<std::uint8_t>(tags_.pending(set, o.way) & need & ~o.missing);
-  if (pend) merge_pending(set, o.way, pend, far);
-  if (o.missing) fetch(l.line, set, o.way, o.missing, far);
-  // Its sectors cross the slice, the home partition's crossbar port and the requester's port.
-  const double bytes = static_cast<double>(popcount(mask) << sector_bits_);
-  c.slice_bytes[slice] += static_cast<std::uint64_t>(bytes);
-  double end = slices_[slice].serve(cur_.now, bytes * slice_ps_per_byte_).end;
-  end = xbars_[part].serve(end, bytes * xbar_ps_per_byte_).end;
-  end = ports_[cur_.port].serve(end, bytes * port_ps_per_byte_).end;
-  cur_.done = std::max(cur_.done, end + (far ? far_ps_ : near_ps_));
+  if (pend) merge_pending(l.set, o.way, pend, far);
+  if (o.missing) fetch(l.line, l.set, o.way, o.missing, far);
 }
 
 void L2Timing::merge_pending(std::uint32_t set, std::uint32_t way, std::uint8_t pend, bool far) {

@@ -16,7 +16,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "models/common/fcfs_server.h"
 #include "models/dma/dma_descriptor.h"
 #include "models/l2/l2_address_map.h"
 #include "models/l2/l2_config.h"
@@ -69,10 +68,13 @@ class L2Timing {
  private:
   struct LineRef {  // a line of the walk, located, waiting for its lookup
     std::uint64_t line;
-    std::uint32_t slice, set, tag;
+    std::uint32_t slice, set, tag;  // set: over all slices, slice x sets_per_slice + set
     std::uint8_t mask, full;
+    bool hit;                // the tags' answer: the line was present,
+    std::uint8_t was_valid;  // with these sectors valid
   };
   static constexpr std::uint32_t kBatch = 32;  // lines located (and prefetched) ahead
+  static constexpr std::uint32_t kMaxSectors = 8;
   struct Run {
     std::uint64_t addr, bytes;
   };
@@ -89,14 +91,24 @@ class L2Timing {
     std::uint32_t deps;
   };
 
+  struct Sectors {  // a line's touched sectors and those of them written whole
+    std::uint8_t mask, full;
+  };
+  /// The sectors of bytes b0..b1 of a line.
+  Sectors sectors(std::uint64_t b0, std::uint64_t b1) const;
+  void walk_rows(std::uint64_t addr, std::uint64_t rows, std::uint64_t stride, std::uint64_t bytes);
   void walk_row(std::uint64_t addr, std::uint64_t bytes);
-  void push(const LineRef& l) {
-    tags_.prefetch(l.slice * sets_ + l.set);
-    batch_[batched_++] = l;
+  void row_lines(std::uint64_t first, std::uint64_t span, Sectors head, Sectors tail);
+  /// Queues the line under the cursor with its touched (`mask`) and whole (`full`) sectors.
+  void push(std::uint64_t line, std::uint8_t mask, std::uint8_t full) {
+    const std::uint32_t slice = cursor_.slice();
+    const std::uint32_t set = (slice << set_bits_) | cursor_.set();
+    tags_.prefetch(set);
+    batch_[batched_++] = {line, slice, set, cursor_.tag(), mask, full, false, 0};
     if (batched_ == kBatch) flush();
   }
   void flush();
-  void line(const LineRef& l);
+  void events(const LineRef& l, const L2LineOutcome& o, std::uint8_t pend);
   void merge_pending(std::uint32_t set, std::uint32_t way, std::uint8_t pend, bool far);
   void fetch(std::uint64_t line, std::uint32_t set, std::uint32_t way, std::uint8_t missing,
              bool far);
@@ -112,11 +124,15 @@ class L2Timing {
   std::array<LineRef, kBatch> batch_{};
   std::uint32_t batched_ = 0;
   L2Tags tags_;
-  std::uint32_t sectors_, sets_, line_bits_, sector_bits_;
+  std::uint32_t sectors_, sets_, set_bits_, line_bits_, sector_bits_;
   std::uint8_t all_sectors_;
-  double slice_ps_per_byte_, xbar_ps_per_byte_, port_ps_per_byte_;
-  double near_ps_, far_ps_;  // hit latency, near and far
-  std::vector<FcfsServer> slices_, xbars_, ports_;
+  std::uint64_t line_limit_;  // the address map's
+  double near_ps_, far_ps_;   // hit latency, near and far
+  // The bandwidth servers, first come first served (as FcfsServer, without its busy sum): when
+  // each slice, partition crossbar port and requester port is free again, and the time n
+  // sectors hold each (n = 0 .. kMaxSectors; n << sector_bits bytes x ps per byte).
+  std::vector<double> slice_free_, xbar_free_, port_free_;
+  std::array<double, kMaxSectors + 1> slice_ps_{}, xbar_ps_{}, port_ps_{};
   std::vector<std::uint32_t> port_partition_;
   std::vector<std::uint32_t> partition_;  // of each slice
   L2Order fetch_order_, wb_order_;

@@ -9,6 +9,7 @@
 // (they differ when the machine is shared) and the sector hit rate.
 // Usage: bench_l2 [line lookups per pattern, default 50 M] [capacity MiB, default 40 (A100);
 //                  it must cut into 80 slices of a power of two of 16-way sets: 5, 10, 20, 40, 80]
+//                  [pattern: read, tile or write; default all three]
 // Measured (shared 2-core development VM, load ~7, 20 M lookups per pattern, 3 runs, CPU-s):
 // stream read 19-30 M lookups/CPU-s, tile reuse 23-25 M, stream write 20-26 M. Before the set
 // blocks, SSE2 compare and prefetching (first version, 10 M lookups): 5.9, 4.2 and 19 M.
@@ -58,6 +59,8 @@ void run(const char* name, const L2Config& cfg, std::uint64_t transfers, bool wr
 int main(int argc, char** argv) {
   const std::uint64_t lookups = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 50'000'000;
   const std::string capacity = argc > 2 ? std::string(argv[2]) + "MiB" : "40MiB";
+  const std::string only = argc > 3 ? argv[3] : "";
+  const auto wanted = [&only](const char* p) { return only.empty() || only == p; };
   L2Config cfg;
   try {
     cfg =
@@ -75,14 +78,17 @@ int main(int argc, char** argv) {
       static_cast<unsigned long long>(cfg.sector.value()),
       static_cast<unsigned long long>(lookups));
   const std::uint64_t kStream = 64 << 10;
-  run("stream read", cfg, lookups / (kStream / 128), false,
-      [&](std::uint64_t i) { return DmaDescriptor::linear(i * kStream, kStream); });
+  if (wanted("read"))
+    run("stream read", cfg, lookups / (kStream / 128), false,
+        [&](std::uint64_t i) { return DmaDescriptor::linear(i * kStream, kStream); });
   // 16 MiB = 1024 rows of 16 KiB; a tile is 128 rows x 128 B: 8 x 128 tiles.
-  run("tile reuse", cfg, lookups / 128, false, [](std::uint64_t i) {
-    const std::uint64_t t = i % 1024;
-    return DmaDescriptor::strided((t / 128) * 128 * 16384 + (t % 128) * 128, 128, 128, 16384);
-  });
-  run("stream write", cfg, lookups / (kStream / 128), true,
-      [&](std::uint64_t i) { return DmaDescriptor::linear(i * kStream, kStream); });
+  if (wanted("tile"))
+    run("tile reuse", cfg, lookups / 128, false, [](std::uint64_t i) {
+      const std::uint64_t t = i % 1024;
+      return DmaDescriptor::strided((t / 128) * 128 * 16384 + (t % 128) * 128, 128, 128, 16384);
+    });
+  if (wanted("write"))
+    run("stream write", cfg, lookups / (kStream / 128), true,
+        [&](std::uint64_t i) { return DmaDescriptor::linear(i * kStream, kStream); });
   return 0;
 }
