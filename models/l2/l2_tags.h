@@ -1,14 +1,14 @@
 #pragma once
 // The L2's tag store: set-associative, LRU, sectored lines with a valid and a dirty bit per
 // sector; write-back and write-allocate at sector granularity (a write that covers a sector
-// whole allocates it without a fetch; a partly written sector is fetched). One 64-byte-aligned
-// block per set holds its ways' 32-bit tags, their recency order (way numbers, most recent
-// first), their sector bits and a spare word for the timing model side by side (three cache
-// lines for 16 ways, a hit touches two), so a lookup touches one block and prefetch() can
-// fetch it ahead; the tag compare has no early exit and the LRU
-// update is a move to the front, so nothing branches on data per way. No allocation per
-// access. Exact: proven equal to a list-per-set reference cache on random streams
-// (tests/unit/l2/test_l2_tags.cpp). No timing here.
+// whole allocates it without a fetch; a partly written sector is fetched). One block per set,
+// aligned to 128 bytes, holds its ways' 32-bit tags, their recency order (way numbers, most
+// recent first) and their sector bits side by side (two cache lines for 16 ways, both touched
+// by a lookup), so prefetch() can fetch it ahead; a spare word per way for the timing model
+// lives apart (touched by misses only). Up to 16 ways the tag compare, the place in the
+// recency order and the move to its front are a few SSE2 instructions each, with no branch on
+// the data per way. No allocation per access. Exact: proven equal to a list-per-set reference
+// cache on random streams (tests/unit/l2/test_l2_tags.cpp). No timing here.
 
 #include <cstdint>
 #include <cstring>
@@ -85,15 +85,14 @@ class L2Tags {
   }
   /// A spare word per way for the timing model (the fetch bringing its sectors).
   std::uint32_t& word(std::uint32_t set, std::uint32_t way) {
-    return block(set)[bytes_words_ + ways_ + way];
+    return words_[std::uint64_t{set} * ways_ + way];
   }
-  /// Asks the memory system for `set`'s block ahead of its access: its first three cache lines
-  /// (16 ways: tags, bytes, spare words), no loop.
+  /// Asks the memory system for `set`'s block ahead of its access: its first two cache lines
+  /// (16 ways: all of it), no loop.
   void prefetch(std::uint32_t set) const {
     const char* p = reinterpret_cast<const char*>(base_ + std::uint64_t{set} * block_words_);
     __builtin_prefetch(p, 1);
-    __builtin_prefetch(p + prefetch_[0], 1);
-    __builtin_prefetch(p + prefetch_[1], 1);
+    __builtin_prefetch(p + second_line_, 1);
   }
 
   std::uint32_t ways() const { return ways_; }
@@ -165,20 +164,19 @@ class L2Tags {
   const std::uint32_t* block(std::uint32_t set) const {
     return base_ + std::uint64_t{set} * block_words_;
   }
-  /// The block's byte arrays after its tags: order, valid, dirty, pending (ways each); the
-  /// spare words follow them.
+  /// The block's byte arrays after its tags: order, valid, dirty, pending (ways each).
   std::uint8_t* bytes(std::uint32_t* b) const { return reinterpret_cast<std::uint8_t*>(b + ways_); }
   const std::uint8_t* bytes(const std::uint32_t* b) const {
     return reinterpret_cast<const std::uint8_t*>(b + ways_);
   }
 
   std::uint32_t sets_, ways_;
-  std::uint32_t bytes_words_;         // words of the byte arrays (4 bytes a way), whole lines
   std::uint32_t block_words_;         // 32-bit words per set block, a multiple of 16 (64 B)
   std::vector<std::uint32_t> store_;  // the blocks, plus room to align them
-  std::uint32_t* base_;               // the first block, 64-byte aligned
+  std::uint32_t* base_;               // the first block, 128-byte aligned
   std::uint64_t way_mask_;            // bits 0 .. ways - 1
-  std::uint32_t prefetch_[2];         // offsets of a block's second and third cache lines
+  std::uint32_t second_line_;         // offset of a block's second cache line (or its first)
+  std::vector<std::uint32_t> words_;  // the spare words, set x ways + way
 };
 
 }  // namespace systole::models

@@ -7,15 +7,14 @@ namespace systole::models {
 
 namespace {
 
-/// Set bits of a byte (a table: no popcnt instruction in the baseline x86-64 target).
-int popcount(std::uint32_t v) {
-  static const auto table = [] {
-    std::array<std::uint8_t, 256> t{};
-    for (std::uint32_t i = 1; i < 256; ++i) t[i] = static_cast<std::uint8_t>(t[i / 2] + (i & 1));
-    return t;
-  }();
-  return table[v & 0xFF];
-}
+/// Set bits of a byte: a table built at compile time (no popcnt instruction in the baseline
+/// x86-64 target, no guard of a function-local static).
+constexpr std::array<std::uint8_t, 256> kPopcount = [] {
+  std::array<std::uint8_t, 256> t{};
+  for (std::uint32_t i = 1; i < 256; ++i) t[i] = static_cast<std::uint8_t>(t[i / 2] + (i & 1));
+  return t;
+}();
+int popcount(std::uint32_t v) { return kPopcount[v & 0xFF]; }
 
 /// Sectors s0..s1 as a mask.
 std::uint8_t sector_range(std::uint32_t s0, std::uint32_t s1) {
@@ -59,6 +58,7 @@ L2Timing::L2Timing(const L2Config& cfg)
       line_bits_(log2u(cfg.line.value())),
       sector_bits_(log2u(cfg.sector.value())),
       all_sectors_(sector_range(0, sectors_ - 1)),
+      whole_line_(static_cast<std::uint16_t>(all_sectors_ | all_sectors_ << 8)),
       line_limit_(map_.line_limit()),
       near_ps_(static_cast<double>(cfg.hit_latency) * cfg.period_ps()),
       far_ps_(static_cast<double>(cfg.hit_latency + cfg.far_penalty) * cfg.period_ps()),
@@ -102,18 +102,19 @@ L2Access L2Timing::access(std::uint32_t port, const DmaDescriptor& d, bool write
     for (std::uint64_t i1 = 0; i1 < d.dims[1].count; ++i1)
       walk_rows(d.addr + i1 * d.dims[1].stride + i2 * d.dims[2].stride, d.dims[0].count,
                 d.dims[0].stride, d.row_bytes);
-  flush();
+  flush(batched_);
   return finish_access();
 }
 
-L2Timing::Sectors L2Timing::sectors(std::uint64_t b0, std::uint64_t b1) const {
+std::uint16_t L2Timing::sectors(std::uint64_t b0, std::uint64_t b1) const {
   const std::uint64_t sector_mask = (std::uint64_t{1} << sector_bits_) - 1;
   const auto s0 = static_cast<std::uint32_t>(b0 >> sector_bits_);
   const auto s1 = static_cast<std::uint32_t>(b1 >> sector_bits_);
-  Sectors s{sector_range(s0, s1), sector_range(s0, s1)};
-  if (b0 & sector_mask) s.full &= static_cast<std::uint8_t>(~(1u << s0));
-  if ((b1 + 1) & sector_mask) s.full &= static_cast<std::uint8_t>(~(1u << s1));
-  return s;
+  const std::uint32_t mask = sector_range(s0, s1);
+  std::uint32_t full = mask;
+  if (b0 & sector_mask) full &= ~(1u << s0);
+  if ((b1 + 1) & sector_mask) full &= ~(1u << s1);
+  return static_cast<std::uint16_t>(mask | full << 8);
 }
 
 // `rows` rows of `bytes` bytes, `stride` apart. Rows a whole number of lines apart that do not
@@ -133,8 +134,8 @@ void L2Timing::walk_rows(std::uint64_t addr, std::uint64_t rows, std::uint64_t s
   const std::uint64_t first = addr >> line_bits_;
   SYSTOLE_ASSERT((end >> line_bits_) + (rows - 1) * stride_lines < line_limit_,
                  "L2: address beyond the tags' reach");
-  const Sectors head = sectors(addr & line_mask, span == 0 ? end & line_mask : line_mask);
-  const Sectors tail = sectors(0, end & line_mask);
+  const std::uint16_t head = sectors(addr & line_mask, span == 0 ? end & line_mask : line_mask);
+  const std::uint16_t tail = sectors(0, end & line_mask);
   const L2AddressMap::Step step = map_.step(stride_lines - span);
   cursor_.seek(first);
   for (std::uint64_t i = 0;; ++i) {
@@ -158,32 +159,34 @@ void L2Timing::walk_row(std::uint64_t addr, std::uint64_t bytes) {
 
 // A row's lines first .. first + span from the cursor (at `first`), in order: the first
 // (`head`) and last (`tail`) may be partial, the ones between are whole.
-void L2Timing::row_lines(std::uint64_t first, std::uint64_t span, Sectors head, Sectors tail) {
-  push(first, head.mask, head.full);
+void L2Timing::row_lines(std::uint64_t first, std::uint64_t span, std::uint16_t head,
+                         std::uint16_t tail) {
+  push(first, head);
   if (span == 0) return;
   for (std::uint64_t ln = first + 1; ln < first + span; ++ln) {
     cursor_.next();
-    push(ln, all_sectors_, all_sectors_);
+    push(ln, whole_line_);
   }
   cursor_.next();
-  push(first + span, tail.mask, tail.full);
+  push(first + span, tail);
 }
 
 // The lines were located (and their set blocks prefetched) a batch ahead: look them up. Two
 // loops over locals (the tag store's byte writes could alias any member the compiler would
 // otherwise reload): the tags in walk order, with the rarer events (evictions, merges,
 // fetches) out of line; then the bandwidth servers and the counters, summed per batch.
-void L2Timing::flush() {
+void L2Timing::flush(const std::uint32_t n) {
   const bool write = cur_.write;
-  for (std::uint32_t i = 0; i < batched_; ++i) {
+  for (std::uint32_t i = 0; i < n; ++i) {
     LineRef& l = batch_[i];
-    const L2LineOutcome o = tags_.access(l.set, l.tag, l.mask, write, l.full);
-    l.hit = o.tag_hit;
-    l.was_valid = o.was_valid;
+    const auto mask = static_cast<std::uint8_t>(l.sectors),
+               full = static_cast<std::uint8_t>(l.sectors >> 8);
+    const L2LineOutcome o = tags_.access(l.set, l.tag, mask, write, full);
+    l.found = static_cast<std::uint16_t>(o.was_valid | o.tag_hit << 8);
     // Sectors whose data the access needs (a whole-sector write needs none) that are valid
     // but still in flight for an earlier miss: the access waits for that fetch (an MSHR
     // merge).
-    const auto need = static_cast<std::uint8_t>(write ? l.mask & ~l.full : l.mask);
+    const auto need = static_cast<std::uint8_t>(write ? mask & ~full : mask);
     const auto pend = static_cast<std::uint8_t>(o.pending & need & ~o.missing);
     if (o.evicted || o.missing || pend) events(l, o, pend);
   }
@@ -195,46 +198,49 @@ void L2Timing::flush() {
   double* const xbar_free = xbar_free_.data();
   const std::uint32_t* const part_of = partition_.data();
   std::uint64_t* const slice_bytes = counters_.slice_bytes.data();
+  const std::uint32_t set_bits = set_bits_, sector_bits = sector_bits_;
   std::uint64_t sectors = 0, sector_hits = 0, misses = 0, sector_misses = 0, far_lines = 0;
-  for (std::uint32_t i = 0; i < batched_; ++i) {
+  for (std::uint32_t i = 0; i < n; ++i) {
     const LineRef& l = batch_[i];
-    const std::uint32_t part = part_of[l.slice];
-    const bool far = part != partition;
-    const int n = popcount(l.mask), hits = popcount(l.mask & l.was_valid);
-    sectors += static_cast<std::uint64_t>(n);
+    const std::uint32_t slice = l.set >> set_bits, part = part_of[slice];
+    const bool far = part != partition, hit = l.found >> 8;
+    const int k = popcount(l.sectors), hits = popcount(l.sectors & l.found);
+    sectors += static_cast<std::uint64_t>(k);
     sector_hits += static_cast<std::uint64_t>(hits);
-    misses += !l.hit;
-    sector_misses += l.hit && hits != n;  // present, some touched sector not valid
+    misses += !hit;
+    sector_misses += hit && hits != k;  // present, some touched sector not valid
     far_lines += far;
     // Its sectors cross the slice, the home partition's crossbar port and the requester's
     // port, each first come first served.
-    slice_bytes[l.slice] += std::uint64_t{static_cast<std::uint32_t>(n)} << sector_bits_;
-    double end = serve(slice_free[l.slice], now, slice_ps_[n]);
-    end = serve(xbar_free[part], end, xbar_ps_[n]);
-    end = serve(port_free, end, port_ps_[n]);
+    slice_bytes[slice] += std::uint64_t{static_cast<std::uint32_t>(k)} << sector_bits;
+    double end = serve(slice_free[slice], now, slice_ps_[k]);
+    end = serve(xbar_free[part], end, xbar_ps_[k]);
+    end = serve(port_free, end, port_ps_[k]);
     done = std::max(done, end + (far ? far_ps_ : near_ps_));
   }
   cur_.done = done;
   port_free_[cur_.port] = port_free;
   L2Counters& c = counters_;
-  c.line_accesses += batched_;
+  c.line_accesses += n;
   c.line_misses += misses;
   c.line_sector_misses += sector_misses;
-  c.line_hits += batched_ - misses - sector_misses;
+  c.line_hits += n - misses - sector_misses;
   c.sector_accesses += sectors;
   c.sector_hits += sector_hits;
   c.sector_misses += sectors - sector_hits;
   c.far_accesses += far_lines;
-  batched_ = 0;
+  std::copy(batch_.begin() + n, batch_.begin() + batched_, batch_.begin());
+  batched_ -= n;
 }
 
 // A line's eviction (and write-back), merged sectors and fetch, in this order.
-void L2Timing::events(const LineRef& l, const L2LineOutcome& o, std::uint8_t pend) {
-  const bool far = partition_[l.slice] != cur_.partition;
+void L2Timing::events(const LineRef& l, const L2LineOutcome o, std::uint8_t pend) {
+  const std::uint32_t slice = l.set >> set_bits_;
+  const bool far = partition_[slice] != cur_.partition;
   if (o.evicted) {
     ++counters_.evictions;
     if (o.victim_dirty)
-      write_back(map_.line_of(l.slice, l.set & (sets_ - 1), o.victim), o.victim_dirty);
+      write_back(map_.line_of(slice, l.set & (sets_ - 1), o.victim), o.victim_dirty);
   }
   if (pend) merge_pending(l.set, o.way, pend, far);
   if (o.missing) fetch(l.line, l.set, o.way, o.missing, far);

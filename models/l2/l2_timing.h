@@ -66,14 +66,17 @@ class L2Timing {
   std::size_t waiting() const { return waiting_.size(); }
 
  private:
-  struct LineRef {  // a line of the walk, located, waiting for its lookup
+  // A line of the walk, located, waiting for its lookup. Its sector masks are packed in 16-bit
+  // words: a byte store would alias every member the walk keeps in registers.
+  struct LineRef {
     std::uint64_t line;
-    std::uint32_t slice, set, tag;  // set: over all slices, slice x sets_per_slice + set
-    std::uint8_t mask, full;
-    bool hit;                // the tags' answer: the line was present,
-    std::uint8_t was_valid;  // with these sectors valid
+    std::uint32_t set, tag;  // set: over all slices, slice x sets_per_slice + set in it
+    std::uint16_t sectors;   // touched | written whole << 8
+    std::uint16_t found;     // the tags' answer: valid before | present << 8
   };
-  static constexpr std::uint32_t kBatch = 32;  // lines located (and prefetched) ahead
+  // Lines are located and their set blocks prefetched kBatch to 2 x kBatch lines ahead of
+  // their lookup: when 2 x kBatch wait, the oldest kBatch are looked up.
+  static constexpr std::uint32_t kBatch = 32;
   static constexpr std::uint32_t kMaxSectors = 8;
   struct Run {
     std::uint64_t addr, bytes;
@@ -91,24 +94,21 @@ class L2Timing {
     std::uint32_t deps;
   };
 
-  struct Sectors {  // a line's touched sectors and those of them written whole
-    std::uint8_t mask, full;
-  };
-  /// The sectors of bytes b0..b1 of a line.
-  Sectors sectors(std::uint64_t b0, std::uint64_t b1) const;
+  /// A line's touched sectors | those of them written whole << 8, for bytes b0..b1 of it.
+  std::uint16_t sectors(std::uint64_t b0, std::uint64_t b1) const;
   void walk_rows(std::uint64_t addr, std::uint64_t rows, std::uint64_t stride, std::uint64_t bytes);
   void walk_row(std::uint64_t addr, std::uint64_t bytes);
-  void row_lines(std::uint64_t first, std::uint64_t span, Sectors head, Sectors tail);
-  /// Queues the line under the cursor with its touched (`mask`) and whole (`full`) sectors.
-  void push(std::uint64_t line, std::uint8_t mask, std::uint8_t full) {
-    const std::uint32_t slice = cursor_.slice();
-    const std::uint32_t set = (slice << set_bits_) | cursor_.set();
+  void row_lines(std::uint64_t first, std::uint64_t span, std::uint16_t head, std::uint16_t tail);
+  /// Queues the line under the cursor with its `sectors` (as sectors() gives them).
+  void push(std::uint64_t line, std::uint16_t sectors) {
+    const std::uint32_t set = (cursor_.slice() << set_bits_) | cursor_.set();
     tags_.prefetch(set);
-    batch_[batched_++] = {line, slice, set, cursor_.tag(), mask, full, false, 0};
-    if (batched_ == kBatch) flush();
+    batch_[batched_++] = {line, set, cursor_.tag(), sectors, 0};
+    if (batched_ == 2 * kBatch) flush(kBatch);
   }
-  void flush();
-  void events(const LineRef& l, const L2LineOutcome& o, std::uint8_t pend);
+  /// Looks up the oldest `n` lines waiting.
+  void flush(std::uint32_t n);
+  void events(const LineRef& l, L2LineOutcome o, std::uint8_t pend);
   void merge_pending(std::uint32_t set, std::uint32_t way, std::uint8_t pend, bool far);
   void fetch(std::uint64_t line, std::uint32_t set, std::uint32_t way, std::uint8_t missing,
              bool far);
@@ -121,11 +121,12 @@ class L2Timing {
   L2Config cfg_;
   L2AddressMap map_;
   L2AddressMap::Cursor cursor_;
-  std::array<LineRef, kBatch> batch_{};
+  std::array<LineRef, 2 * kBatch> batch_{};
   std::uint32_t batched_ = 0;
   L2Tags tags_;
   std::uint32_t sectors_, sets_, set_bits_, line_bits_, sector_bits_;
   std::uint8_t all_sectors_;
+  std::uint16_t whole_line_;  // sectors() of a whole line
   std::uint64_t line_limit_;  // the address map's
   double near_ps_, far_ps_;   // hit latency, near and far
   // The bandwidth servers, first come first served (as FcfsServer, without its busy sum): when
