@@ -70,17 +70,23 @@ class L2AddressMap {
   }
 
   /// Walks lines: one division at seek(), then increments (next() one line on, advance() a
-  /// fixed step on, as from one row of a strided transfer to the next).
+  /// fixed step on, as from one row of a strided transfer to the next). It keeps copies of
+  /// the map's constants, so a local Cursor lives in registers through a walk.
   class Cursor {
    public:
-    explicit Cursor(const L2AddressMap& m) : m_(m) {}
+    explicit Cursor(const L2AddressMap& m)
+        : m_(m),
+          slices_(m.slices_),
+          set_bits_(m.set_bits_),
+          period_mask_(m.period_mask_),
+          folds_(m.folds_.empty() || !m.period_mask_ ? nullptr : m.folds_.data()) {}
     void seek(std::uint64_t line) {
       q_ = m_.div_slices(line);
-      r_ = static_cast<std::uint32_t>(line - q_ * m_.slices_);
+      r_ = static_cast<std::uint32_t>(line - q_ * slices_);
       refresh();
     }
     void next() {
-      if (++r_ == m_.slices_) {
+      if (++r_ == slices_) {
         r_ = 0;
         ++q_;
         refresh();
@@ -89,24 +95,30 @@ class L2AddressMap {
     void advance(const Step& s) {
       r_ += s.dr;
       q_ += s.dq;
-      if (r_ >= m_.slices_) {
-        r_ -= m_.slices_;
+      if (r_ >= slices_) {
+        r_ -= slices_;
         ++q_;
       }
       refresh();
     }
-    std::uint32_t slice() const { return m_.add_mod(r_, qhash_); }
+    std::uint32_t slice() const {
+      const std::uint32_t s = r_ + qhash_;
+      return s >= slices_ ? s - slices_ : s;
+    }
     std::uint32_t set() const { return set_; }
     /// Tells the lines of one set apart: q / sets (lines a capacity apart differ by `ways`).
-    std::uint32_t tag() const { return static_cast<std::uint32_t>(q_ >> m_.set_bits_); }
+    std::uint32_t tag() const { return static_cast<std::uint32_t>(q_ >> set_bits_); }
 
    private:
     void refresh() {
-      const std::uint32_t f = m_.folds(q_);
+      const std::uint32_t f = folds_ ? folds_[q_ & period_mask_] : m_.folds(q_);
       qhash_ = f >> 16;
-      set_ = (static_cast<std::uint32_t>(q_) & ((1u << m_.set_bits_) - 1)) ^ (f & 0xFFFF);
+      set_ = (static_cast<std::uint32_t>(q_) & ((1u << set_bits_) - 1)) ^ (f & 0xFFFF);
     }
     const L2AddressMap& m_;
+    std::uint32_t slices_, set_bits_;
+    std::uint64_t period_mask_;
+    const std::uint32_t* folds_;  // the map's table when tabulated and a power of two long
     std::uint64_t q_ = 0;
     std::uint32_t r_ = 0, qhash_ = 0, set_ = 0;
   };

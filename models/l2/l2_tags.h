@@ -5,10 +5,11 @@
 // aligned to 128 bytes, holds its ways' 32-bit tags, their recency order (way numbers, most
 // recent first) and their sector bits side by side (two cache lines for 16 ways, both touched
 // by a lookup), so prefetch() can fetch it ahead; a spare word per way for the timing model
-// lives apart (touched by misses only). Up to 16 ways the tag compare, the place in the
-// recency order and the move to its front are a few SSE2 instructions each, with no branch on
-// the data per way. No allocation per access. Exact: proven equal to a list-per-set reference
-// cache on random streams (tests/unit/l2/test_l2_tags.cpp). No timing here.
+// lives apart (touched by misses only). Up to 16 ways the tag compare is four SSE2 compares
+// and the recency order one 64-bit word of 4-bit way numbers, searched and updated with a few
+// word operations: nothing loops or branches on the data per way. No allocation per access.
+// Exact: proven equal to a list-per-set reference cache on random streams
+// (tests/unit/l2/test_l2_tags.cpp). No timing here.
 
 #include <cstdint>
 #include <cstring>
@@ -47,21 +48,19 @@ class L2Tags {
   /// ways are the least recent of all).
   L2LineOutcome access(std::uint32_t set, std::uint32_t tag, std::uint8_t mask, bool write,
                        std::uint8_t full) {
-    const std::uint32_t ways = ways_;  // a local: the byte stores below may alias any member
+    // Locals: the byte stores below may alias any member.
+    const std::uint32_t ways = ways_;
     std::uint32_t* const b = block(set);
-    std::uint8_t* const order = bytes(b);  // way numbers, most recent first
-    std::uint8_t* const valid = order + ways;
+    std::uint8_t* const valid = reinterpret_cast<std::uint8_t*>(b) + valid_;
     std::uint8_t* const dirty = valid + ways;
     std::uint8_t* const spare = dirty + ways;
-    std::uint32_t way = find(b, tag, ways);
+    std::uint32_t way = find(b, tag);
     L2LineOutcome o;
-    if (way < ways) {
-      o.tag_hit = true;
+    o.tag_hit = way < ways;
+    way = promote(b, way);
+    if (o.tag_hit) {
       o.was_valid = valid[way];
-      to_front(order, place(order, way, ways), way, ways);
     } else {
-      way = order[ways - 1];
-      to_front(order, ways - 1, way, ways);
       if (b[way] != kEmpty) {
         o.evicted = true;
         o.victim = b[way];
@@ -81,7 +80,7 @@ class L2Tags {
 
   /// Eight spare bits per way for the timing model (sectors in flight), cleared on allocation.
   std::uint8_t& pending(std::uint32_t set, std::uint32_t way) {
-    return bytes(block(set))[3 * ways_ + way];
+    return reinterpret_cast<std::uint8_t*>(block(set))[valid_ + 2 * ways_ + way];
   }
   /// A spare word per way for the timing model (the fetch bringing its sectors).
   std::uint32_t& word(std::uint32_t set, std::uint32_t way) {
@@ -104,73 +103,78 @@ class L2Tags {
   std::uint64_t dirty_sectors() const;
 
  private:
-  /// The way holding `tag`, or `ways`: all tags compared at once, 16 a step with SSE2 (four
-  /// compares packed into one 16-bit mask; the words after the last tag belong to the block,
-  /// whose size is a multiple of 16 words, and their matches are masked off).
-  std::uint32_t find(const std::uint32_t* b, std::uint32_t tag, std::uint32_t ways) const {
-    std::uint64_t hit = 0;
+  static constexpr std::uint64_t kNibbles = 0x1111111111111111;  // 1 in every 4-bit place
+
+  /// Ways 0..15 whose tag is `tag` in the 16 words from `b`, as bits (four SSE2 compares
+  /// packed into one 16-bit mask).
+  static std::uint64_t match16(const std::uint32_t* b, std::uint32_t tag) {
 #if defined(__SSE2__)
     const __m128i t = _mm_set1_epi32(static_cast<int>(tag));
-    for (std::uint32_t w = 0; w < ways; w += 16) {
-      const auto* v = reinterpret_cast<const __m128i*>(b + w);
-      const __m128i lo = _mm_packs_epi32(_mm_cmpeq_epi32(_mm_load_si128(v), t),
-                                         _mm_cmpeq_epi32(_mm_load_si128(v + 1), t));
-      const __m128i hi = _mm_packs_epi32(_mm_cmpeq_epi32(_mm_load_si128(v + 2), t),
-                                         _mm_cmpeq_epi32(_mm_load_si128(v + 3), t));
-      hit |= static_cast<std::uint64_t>(_mm_movemask_epi8(_mm_packs_epi16(lo, hi))) << w;
-    }
-    hit &= way_mask_;
+    const auto* v = reinterpret_cast<const __m128i*>(b);
+    const __m128i lo = _mm_packs_epi32(_mm_cmpeq_epi32(_mm_load_si128(v), t),
+                                       _mm_cmpeq_epi32(_mm_load_si128(v + 1), t));
+    const __m128i hi = _mm_packs_epi32(_mm_cmpeq_epi32(_mm_load_si128(v + 2), t),
+                                       _mm_cmpeq_epi32(_mm_load_si128(v + 3), t));
+    return static_cast<std::uint64_t>(_mm_movemask_epi8(_mm_packs_epi16(lo, hi)));
 #else
-    for (std::uint32_t w = 0; w < ways; ++w) hit |= static_cast<std::uint64_t>(b[w] == tag) << w;
+    std::uint64_t m = 0;
+    for (std::uint32_t w = 0; w < 16; ++w) m |= static_cast<std::uint64_t>(b[w] == tag) << w;
+    return m;
 #endif
-    return hit ? static_cast<std::uint32_t>(__builtin_ctzll(hit)) : ways;
   }
-  /// Where `way` stands in the recency order: up to 16 ways in one SSE2 compare (the bytes
-  /// after the order belong to the block; their matches are masked off).
-  std::uint32_t place(const std::uint8_t* order, std::uint32_t way, std::uint32_t ways) const {
-#if defined(__SSE2__)
-    if (ways <= 16) {
-      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(order));
-      const auto m = static_cast<std::uint32_t>(
-          _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(static_cast<char>(way)))));
-      return static_cast<std::uint32_t>(__builtin_ctz(m & static_cast<std::uint32_t>(way_mask_)));
-    }
-#endif
-    std::uint32_t i = 0;
-    while (order[i] != way) ++i;
-    return i;
+  /// The way holding `tag`, or ways_: every tag compared, 16 at a time (the words after the
+  /// last tag belong to the block, whose size is a multiple of 16 words; their matches are
+  /// masked off).
+  std::uint32_t find(const std::uint32_t* b, std::uint32_t tag) const {
+    std::uint64_t hit = match16(b, tag);
+    for (std::uint32_t w = 16; w < ways_; w += 16) hit |= match16(b + w, tag) << w;
+    hit &= way_mask_;
+    return hit ? static_cast<std::uint32_t>(__builtin_ctzll(hit)) : ways_;
   }
-  /// Moves the way at place `pos` of the recency order to its front. Up to 16 ways: one SSE2
-  /// blend of the order and the order shifted by one place (places 0..pos take the shifted
-  /// bytes, the rest and the bytes after the order are stored back unchanged).
-  static void to_front(std::uint8_t* order, std::uint32_t pos, std::uint32_t way,
-                       std::uint32_t ways) {
-#if defined(__SSE2__)
+  /// Makes `way` (ways_: the least recent way, which it returns) the most recent of its set.
+  /// Up to 16 ways the order is a word of 4-bit way numbers, place 0 (the most recent) in the
+  /// lowest bits: the way's place is its lowest nibble equal to it (a nibble-wise zero test of
+  /// the word XOR the way in every nibble; places past the ways are above every real one), and
+  /// places 0..place-1 move up one while the way goes to place 0. More ways: a byte a place.
+  std::uint32_t promote(std::uint32_t* b, std::uint32_t way) const {
+    std::uint8_t* const order = reinterpret_cast<std::uint8_t*>(b) + order_;
+    const std::uint32_t ways = ways_;
     if (ways <= 16) {
-      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(order));
-      const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-      const __m128i head = _mm_cmplt_epi8(iota, _mm_set1_epi8(static_cast<char>(pos + 1)));
-      const __m128i moved =
-          _mm_or_si128(_mm_slli_si128(v, 1), _mm_cvtsi32_si128(static_cast<int>(way)));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(order),
-                       _mm_or_si128(_mm_and_si128(head, moved), _mm_andnot_si128(head, v)));
-      return;
+      std::uint64_t o;
+      std::memcpy(&o, order, sizeof o);
+      std::uint32_t pos = ways - 1;
+      if (way < ways) {
+        const std::uint64_t x = o ^ (kNibbles * way);
+        pos = static_cast<std::uint32_t>(__builtin_ctzll((x - kNibbles) & ~x & kNibbles << 3)) / 4;
+      } else {
+        way = static_cast<std::uint32_t>(o >> (4 * pos)) & 15;
+      }
+      const std::uint64_t moved = ~std::uint64_t{0} >> (60 - 4 * pos);  // places 0..pos
+      o = (o & ~moved) | ((o << 4) & moved) | way;
+      std::memcpy(order, &o, sizeof o);
+      return way;
     }
-#endif
+    std::uint32_t pos = ways - 1;
+    if (way < ways)
+      for (pos = 0; order[pos] != way;) ++pos;
+    else
+      way = order[pos];
     std::memmove(order + 1, order, pos);
     order[0] = static_cast<std::uint8_t>(way);
+    return way;
   }
   std::uint32_t* block(std::uint32_t set) { return base_ + std::uint64_t{set} * block_words_; }
   const std::uint32_t* block(std::uint32_t set) const {
     return base_ + std::uint64_t{set} * block_words_;
   }
-  /// The block's byte arrays after its tags: order, valid, dirty, pending (ways each).
-  std::uint8_t* bytes(std::uint32_t* b) const { return reinterpret_cast<std::uint8_t*>(b + ways_); }
   const std::uint8_t* bytes(const std::uint32_t* b) const {
-    return reinterpret_cast<const std::uint8_t*>(b + ways_);
+    return reinterpret_cast<const std::uint8_t*>(b);
   }
 
   std::uint32_t sets_, ways_;
+  // A block, in bytes: tags (4 a way) from 0, the recency order from order_ (8 bytes up to 16
+  // ways, else one a way), then valid_, dirty and pending bits (one byte a way each).
+  std::uint32_t order_, valid_;
   std::uint32_t block_words_;         // 32-bit words per set block, a multiple of 16 (64 B)
   std::vector<std::uint32_t> store_;  // the blocks, plus room to align them
   std::uint32_t* base_;               // the first block, 128-byte aligned

@@ -49,7 +49,6 @@ L2Timing::L2Timing(const L2Config& cfg)
       map_(static_cast<std::uint32_t>(cfg.slices()),
            static_cast<std::uint32_t>(cfg.sets_per_slice()),
            static_cast<std::uint32_t>(cfg.associativity), cfg.address_hash == L2Hash::kXor),
-      cursor_(map_),
       tags_(static_cast<std::uint32_t>(cfg.slices() * cfg.sets_per_slice()),
             static_cast<std::uint32_t>(cfg.associativity)),
       sectors_(static_cast<std::uint32_t>(cfg.sectors_per_line())),
@@ -137,11 +136,12 @@ void L2Timing::walk_rows(std::uint64_t addr, std::uint64_t rows, std::uint64_t s
   const std::uint16_t head = sectors(addr & line_mask, span == 0 ? end & line_mask : line_mask);
   const std::uint16_t tail = sectors(0, end & line_mask);
   const L2AddressMap::Step step = map_.step(stride_lines - span);
-  cursor_.seek(first);
+  L2AddressMap::Cursor c(map_);
+  c.seek(first);
   for (std::uint64_t i = 0;; ++i) {
-    row_lines(first + i * stride_lines, span, head, tail);
+    row_lines(c, first + i * stride_lines, span, head, tail);
     if (i + 1 == rows) break;
-    cursor_.advance(step);
+    c.advance(step);
   }
 }
 
@@ -151,24 +151,25 @@ void L2Timing::walk_row(std::uint64_t addr, std::uint64_t bytes) {
   const std::uint64_t end = addr + bytes - 1;
   const std::uint64_t first = addr >> line_bits_, last = end >> line_bits_;
   SYSTOLE_ASSERT(last < line_limit_, "L2: address beyond the tags' reach");
-  cursor_.seek(first);
-  row_lines(first, last - first,
+  L2AddressMap::Cursor c(map_);
+  c.seek(first);
+  row_lines(c, first, last - first,
             sectors(addr & line_mask, first == last ? end & line_mask : line_mask),
             sectors(0, end & line_mask));
 }
 
 // A row's lines first .. first + span from the cursor (at `first`), in order: the first
 // (`head`) and last (`tail`) may be partial, the ones between are whole.
-void L2Timing::row_lines(std::uint64_t first, std::uint64_t span, std::uint16_t head,
-                         std::uint16_t tail) {
-  push(first, head);
+void L2Timing::row_lines(L2AddressMap::Cursor& c, std::uint64_t first, std::uint64_t span,
+                         std::uint16_t head, std::uint16_t tail) {
+  push(c, first, head);
   if (span == 0) return;
   for (std::uint64_t ln = first + 1; ln < first + span; ++ln) {
-    cursor_.next();
-    push(ln, whole_line_);
+    c.next();
+    push(c, ln, whole_line_);
   }
-  cursor_.next();
-  push(first + span, tail);
+  c.next();
+  push(c, first + span, tail);
 }
 
 // The lines were located (and their set blocks prefetched) a batch ahead: look them up. Two
@@ -177,18 +178,23 @@ void L2Timing::row_lines(std::uint64_t first, std::uint64_t span, std::uint16_t 
 // fetches) out of line; then the bandwidth servers and the counters, summed per batch.
 void L2Timing::flush(const std::uint32_t n) {
   const bool write = cur_.write;
+  std::uint64_t sector_hits = 0, misses = 0, sector_misses = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
-    LineRef& l = batch_[i];
-    const auto mask = static_cast<std::uint8_t>(l.sectors),
-               full = static_cast<std::uint8_t>(l.sectors >> 8);
+    const LineRef& l = batch_[i];
+    const auto mask = static_cast<std::uint8_t>(l.sectors);
+    const auto full = static_cast<std::uint8_t>(l.sectors >> 8);
     const L2LineOutcome o = tags_.access(l.set, l.tag, mask, write, full);
-    l.found = static_cast<std::uint16_t>(o.was_valid | o.tag_hit << 8);
+    const auto hit = static_cast<std::uint32_t>(mask & o.was_valid);
+    sector_hits += static_cast<std::uint64_t>(popcount(hit));
+    misses += !o.tag_hit;
+    sector_misses += o.tag_hit && hit != mask;  // present, some touched sector not valid
     // Sectors whose data the access needs (a whole-sector write needs none) that are valid
     // but still in flight for an earlier miss: the access waits for that fetch (an MSHR
     // merge).
     const auto need = static_cast<std::uint8_t>(write ? mask & ~full : mask);
     const auto pend = static_cast<std::uint8_t>(o.pending & need & ~o.missing);
-    if (o.evicted || o.missing || pend) events(l, o, pend);
+    if (o.evicted || o.missing || pend)
+      events(l, o.way, o.missing, pend, o.evicted ? o.victim : L2Tags::kEmpty, o.victim_dirty);
   }
   const std::uint32_t partition = cur_.partition;
   const double now = cur_.now;
@@ -199,16 +205,13 @@ void L2Timing::flush(const std::uint32_t n) {
   const std::uint32_t* const part_of = partition_.data();
   std::uint64_t* const slice_bytes = counters_.slice_bytes.data();
   const std::uint32_t set_bits = set_bits_, sector_bits = sector_bits_;
-  std::uint64_t sectors = 0, sector_hits = 0, misses = 0, sector_misses = 0, far_lines = 0;
+  std::uint64_t sectors = 0, far_lines = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
     const LineRef& l = batch_[i];
     const std::uint32_t slice = l.set >> set_bits, part = part_of[slice];
-    const bool far = part != partition, hit = l.found >> 8;
-    const int k = popcount(l.sectors), hits = popcount(l.sectors & l.found);
+    const bool far = part != partition;
+    const int k = popcount(l.sectors);
     sectors += static_cast<std::uint64_t>(k);
-    sector_hits += static_cast<std::uint64_t>(hits);
-    misses += !hit;
-    sector_misses += hit && hits != k;  // present, some touched sector not valid
     far_lines += far;
     // Its sectors cross the slice, the home partition's crossbar port and the requester's
     // port, each first come first served.
@@ -234,16 +237,19 @@ void L2Timing::flush(const std::uint32_t n) {
 }
 
 // A line's eviction (and write-back), merged sectors and fetch, in this order.
-void L2Timing::events(const LineRef& l, const L2LineOutcome o, std::uint8_t pend) {
+// A line's eviction of `victim` (L2Tags::kEmpty: none) with its `dirty` sectors written
+// back, its `pend` sectors merged into an earlier fetch, its `missing` sectors fetched into
+// `way`, in this order.
+void L2Timing::events(const LineRef& l, std::uint32_t way, std::uint8_t missing, std::uint8_t pend,
+                      std::uint32_t victim, std::uint8_t dirty) {
   const std::uint32_t slice = l.set >> set_bits_;
   const bool far = partition_[slice] != cur_.partition;
-  if (o.evicted) {
+  if (victim != L2Tags::kEmpty) {
     ++counters_.evictions;
-    if (o.victim_dirty)
-      write_back(map_.line_of(slice, l.set & (sets_ - 1), o.victim), o.victim_dirty);
+    if (dirty) write_back(map_.line_of(slice, l.set & (sets_ - 1), victim), dirty);
   }
-  if (pend) merge_pending(l.set, o.way, pend, far);
-  if (o.missing) fetch(l.line, l.set, o.way, o.missing, far);
+  if (pend) merge_pending(l.set, way, pend, far);
+  if (missing) fetch(l.line, l.set, way, missing, far);
 }
 
 void L2Timing::merge_pending(std::uint32_t set, std::uint32_t way, std::uint8_t pend, bool far) {

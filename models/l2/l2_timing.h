@@ -72,7 +72,6 @@ class L2Timing {
     std::uint64_t line;
     std::uint32_t set, tag;  // set: over all slices, slice x sets_per_slice + set in it
     std::uint16_t sectors;   // touched | written whole << 8
-    std::uint16_t found;     // the tags' answer: valid before | present << 8
   };
   // Lines are located and their set blocks prefetched kBatch to 2 x kBatch lines ahead of
   // their lookup: when 2 x kBatch wait, the oldest kBatch are looked up.
@@ -98,17 +97,19 @@ class L2Timing {
   std::uint16_t sectors(std::uint64_t b0, std::uint64_t b1) const;
   void walk_rows(std::uint64_t addr, std::uint64_t rows, std::uint64_t stride, std::uint64_t bytes);
   void walk_row(std::uint64_t addr, std::uint64_t bytes);
-  void row_lines(std::uint64_t first, std::uint64_t span, std::uint16_t head, std::uint16_t tail);
-  /// Queues the line under the cursor with its `sectors` (as sectors() gives them).
-  void push(std::uint64_t line, std::uint16_t sectors) {
-    const std::uint32_t set = (cursor_.slice() << set_bits_) | cursor_.set();
+  void row_lines(L2AddressMap::Cursor& c, std::uint64_t first, std::uint64_t span,
+                 std::uint16_t head, std::uint16_t tail);
+  /// Queues the line under the cursor `c` with its `sectors` (as sectors() gives them).
+  void push(const L2AddressMap::Cursor& c, std::uint64_t line, std::uint16_t sectors) {
+    const std::uint32_t set = (c.slice() << set_bits_) | c.set();
     tags_.prefetch(set);
-    batch_[batched_++] = {line, set, cursor_.tag(), sectors, 0};
+    batch_[batched_++] = {line, set, c.tag(), sectors};
     if (batched_ == 2 * kBatch) flush(kBatch);
   }
   /// Looks up the oldest `n` lines waiting.
   void flush(std::uint32_t n);
-  void events(const LineRef& l, L2LineOutcome o, std::uint8_t pend);
+  void events(const LineRef& l, std::uint32_t way, std::uint8_t missing, std::uint8_t pend,
+              std::uint32_t victim, std::uint8_t dirty);
   void merge_pending(std::uint32_t set, std::uint32_t way, std::uint8_t pend, bool far);
   void fetch(std::uint64_t line, std::uint32_t set, std::uint32_t way, std::uint8_t missing,
              bool far);
@@ -120,7 +121,6 @@ class L2Timing {
 
   L2Config cfg_;
   L2AddressMap map_;
-  L2AddressMap::Cursor cursor_;
   std::array<LineRef, 2 * kBatch> batch_{};
   std::uint32_t batched_ = 0;
   L2Tags tags_;
