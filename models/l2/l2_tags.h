@@ -34,6 +34,14 @@ struct L2LineOutcome {
   std::uint8_t pending = 0;       ///< its pending() bits (0 when just allocated)
 };
 
+/// What a hit did (the hit half of L2LineOutcome).
+struct L2Hit {
+  std::uint32_t way = 0;       ///< the way holding the line
+  std::uint8_t was_valid = 0;  ///< its valid sectors before the access
+  std::uint8_t missing = 0;    ///< sectors to fetch from memory
+  std::uint8_t pending = 0;    ///< its pending() bits
+};
+
 /// Tags, recency order and sector bits of every way of every set (sets count over all
 /// slices). A tag is any 32-bit value but kEmpty that tells the lines of one set apart.
 class L2Tags {
@@ -76,6 +84,26 @@ class L2Tags {
     valid[way] |= mask;
     if (write) dirty[way] |= mask;
     return o;
+  }
+
+  /// access() when the line is present (the common case, kept short): fills `h` and returns
+  /// true. When it is absent, changes nothing and returns false (then call access()).
+  bool access_present(std::uint32_t set, std::uint32_t tag, std::uint8_t mask, bool write,
+                      std::uint8_t full, L2Hit& h) {
+    std::uint32_t* const b = block(set);
+    const std::uint32_t ways = ways_, valid_at = valid_;  // locals, as in access()
+    const std::uint32_t way = find(b, tag);
+    if (way == ways) return false;
+    promote(b, way);
+    std::uint8_t* const valid = reinterpret_cast<std::uint8_t*>(b) + valid_at;
+    const std::uint8_t was = valid[way];
+    h.way = way;
+    h.was_valid = was;
+    h.missing = static_cast<std::uint8_t>((write ? mask & ~full : mask) & ~was);
+    h.pending = valid[2 * ways + way];
+    valid[way] = static_cast<std::uint8_t>(was | mask);
+    if (write) valid[ways + way] |= mask;
+    return true;
   }
 
   /// Eight spare bits per way for the timing model (sectors in flight), cleared on allocation.

@@ -183,18 +183,22 @@ void L2Timing::flush(const std::uint32_t n) {
     const LineRef& l = batch_[i];
     const auto mask = static_cast<std::uint8_t>(l.sectors);
     const auto full = static_cast<std::uint8_t>(l.sectors >> 8);
-    const L2LineOutcome o = tags_.access(l.set, l.tag, mask, write, full);
-    const auto hit = static_cast<std::uint32_t>(mask & o.was_valid);
-    sector_hits += static_cast<std::uint64_t>(popcount(hit));
-    misses += !o.tag_hit;
-    sector_misses += o.tag_hit && hit != mask;  // present, some touched sector not valid
     // Sectors whose data the access needs (a whole-sector write needs none) that are valid
     // but still in flight for an earlier miss: the access waits for that fetch (an MSHR
     // merge).
     const auto need = static_cast<std::uint8_t>(write ? mask & ~full : mask);
-    const auto pend = static_cast<std::uint8_t>(o.pending & need & ~o.missing);
-    if (o.evicted || o.missing || pend)
-      events(l, o.way, o.missing, pend, o.evicted ? o.victim : L2Tags::kEmpty, o.victim_dirty);
+    L2Hit h;
+    if (tags_.access_present(l.set, l.tag, mask, write, full, h)) {
+      const auto hit = static_cast<std::uint32_t>(mask & h.was_valid);
+      sector_hits += static_cast<std::uint64_t>(popcount(hit));
+      sector_misses += hit != mask;  // present, some touched sector not valid
+      const auto pend = static_cast<std::uint8_t>(h.pending & need & ~h.missing);
+      if (h.missing || pend) events(l, h.way, h.missing, pend, L2Tags::kEmpty, 0);
+    } else {
+      const L2LineOutcome o = tags_.access(l.set, l.tag, mask, write, full);
+      ++misses;
+      events(l, o.way, o.missing, 0, o.evicted ? o.victim : L2Tags::kEmpty, o.victim_dirty);
+    }
   }
   const std::uint32_t partition = cur_.partition;
   const double now = cur_.now;
