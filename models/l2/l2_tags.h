@@ -170,15 +170,15 @@ class L2Tags {
     if (ways <= 16) {
       std::uint64_t o;
       std::memcpy(&o, order, sizeof o);
-      std::uint32_t pos = ways - 1;
+      std::uint32_t top = 4 * ways - 1;  // the top bit of the way's place
       if (way < ways) {
         const std::uint64_t x = o ^ (kNibbles * way);
-        pos = static_cast<std::uint32_t>(__builtin_ctzll((x - kNibbles) & ~x & kNibbles << 3)) / 4;
+        top = static_cast<std::uint32_t>(__builtin_ctzll((x - kNibbles) & ~x & kNibbles << 3));
       } else {
-        way = static_cast<std::uint32_t>(o >> (4 * pos)) & 15;
+        way = static_cast<std::uint32_t>(o >> (top - 3)) & 15;
       }
-      const std::uint64_t moved = ~std::uint64_t{0} >> (60 - 4 * pos);  // places 0..pos
-      o = (o & ~moved) | ((o << 4) & moved) | way;
+      const std::uint64_t moved = ~std::uint64_t{0} >> (63 - top);  // places 0..place
+      o = (o ^ ((o ^ (o << 4)) & moved)) | way;
       std::memcpy(order, &o, sizeof o);
       return way;
     }
