@@ -280,26 +280,22 @@ void L2Timing::fetch(std::uint64_t ln, std::uint32_t set, std::uint32_t way, std
   tags_.word(set, way) = static_cast<std::uint32_t>(cur_.group);
   (far ? cur_.own_far : cur_.own_near) = true;
   counters_.sectors_fetched += static_cast<std::uint64_t>(popcount(missing));
-  for_each_run(missing, [&](std::uint32_t s0, std::uint32_t n) {
-    add_run(fetch_runs_, (ln << line_bits_) + (std::uint64_t{s0} << sector_bits_),
-            std::uint64_t{n} << sector_bits_);
-  });
+  add_sectors(fetch_runs_, ln, missing);
 }
 
 void L2Timing::write_back(std::uint64_t victim_line, std::uint8_t dirty) {
   ++counters_.writebacks;
   counters_.writeback_sectors += static_cast<std::uint64_t>(popcount(dirty));
-  for_each_run(dirty, [&](std::uint32_t s0, std::uint32_t n) {
-    add_run(wb_runs_, (victim_line << line_bits_) + (std::uint64_t{s0} << sector_bits_),
-            std::uint64_t{n} << sector_bits_);
-  });
+  add_sectors(wb_runs_, victim_line, dirty);
 }
 
-void L2Timing::add_run(std::vector<Run>& runs, std::uint64_t addr, std::uint64_t bytes) {
-  if (!runs.empty() && runs.back().addr + runs.back().bytes == addr)
-    runs.back().bytes += bytes;
-  else
-    runs.push_back({addr, bytes});
+// The runs of sectors `mask` of `line` join `runs` (a whole line: one run, no loop).
+void L2Timing::add_sectors(std::vector<Run>& runs, std::uint64_t line, std::uint8_t mask) const {
+  const std::uint64_t base = line << line_bits_;
+  if (mask == all_sectors_) return add_run(runs, base, std::uint64_t{1} << line_bits_);
+  for_each_run(mask, [&](std::uint32_t s0, std::uint32_t n) {
+    add_run(runs, base + (std::uint64_t{s0} << sector_bits_), std::uint64_t{n} << sector_bits_);
+  });
 }
 
 // Runs in walk order become descriptors: equal runs at a constant stride join one strided

@@ -114,7 +114,14 @@ class L2Timing {
   void fetch(std::uint64_t line, std::uint32_t set, std::uint32_t way, std::uint8_t missing,
              bool far);
   void write_back(std::uint64_t victim_line, std::uint8_t dirty);
-  static void add_run(std::vector<Run>& runs, std::uint64_t addr, std::uint64_t bytes);
+  void add_sectors(std::vector<Run>& runs, std::uint64_t line, std::uint8_t mask) const;
+  /// Joins bytes addr.. to the last run when they continue it, else starts a run.
+  static void add_run(std::vector<Run>& runs, std::uint64_t addr, std::uint64_t bytes) {
+    if (!runs.empty() && runs.back().addr + runs.back().bytes == addr)
+      runs.back().bytes += bytes;
+    else
+      runs.push_back({addr, bytes});
+  }
   static void to_descriptors(const std::vector<Run>& runs, std::vector<DmaDescriptor>& out);
   L2Access finish_access();
   void settle(std::uint64_t id, double at_ps);
