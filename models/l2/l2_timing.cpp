@@ -138,6 +138,14 @@ void L2Timing::walk_rows(std::uint64_t addr, std::uint64_t rows, std::uint64_t s
   const L2AddressMap::Step step = map_.step(stride_lines - span);
   L2AddressMap::Cursor c(map_);
   c.seek(first);
+  if (span == 0) {  // rows within one line each (a tile's 128 B rows): the shortest loop
+    for (std::uint64_t i = 0, ln = first;; ++i, ln += stride_lines) {
+      push(c, ln, head);
+      if (i + 1 == rows) break;
+      c.advance(step);
+    }
+    return;
+  }
   for (std::uint64_t i = 0;; ++i) {
     row_lines(c, first + i * stride_lines, span, head, tail);
     if (i + 1 == rows) break;
