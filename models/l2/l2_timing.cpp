@@ -68,6 +68,7 @@ L2Timing::L2Timing(const L2Config& cfg)
   const double xbar_ps_per_byte = cfg.period_ps() / static_cast<double>(cfg.xbar_bandwidth);
   const double port_ps_per_byte = cfg.period_ps() / static_cast<double>(cfg.port_bandwidth);
   for (std::uint32_t n = 0; n <= kMaxSectors; ++n) {
+    sector_bytes_[n] = std::uint64_t{n} << sector_bits_;
     const auto bytes = static_cast<double>(n << sector_bits_);
     slice_ps_[n] = bytes * slice_ps_per_byte;
     xbar_ps_[n] = bytes * xbar_ps_per_byte;
@@ -216,7 +217,8 @@ void L2Timing::flush(const std::uint32_t n) {
   double* const xbar_free = xbar_free_.data();
   const std::uint32_t* const part_of = partition_.data();
   std::uint64_t* const slice_bytes = counters_.slice_bytes.data();
-  const std::uint32_t set_bits = set_bits_, sector_bits = sector_bits_;
+  const std::uint32_t set_bits = set_bits_;
+  const double near_ps = near_ps_, far_ps = far_ps_;
   std::uint64_t sectors = 0, far_lines = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
     const LineRef& l = batch_[i];
@@ -227,11 +229,11 @@ void L2Timing::flush(const std::uint32_t n) {
     far_lines += far;
     // Its sectors cross the slice, the home partition's crossbar port and the requester's
     // port, each first come first served.
-    slice_bytes[slice] += std::uint64_t{static_cast<std::uint32_t>(k)} << sector_bits;
+    slice_bytes[slice] += sector_bytes_[k];
     double end = serve(slice_free[slice], now, slice_ps_[k]);
     end = serve(xbar_free[part], end, xbar_ps_[k]);
     end = serve(port_free, end, port_ps_[k]);
-    done = std::max(done, end + (far ? far_ps_ : near_ps_));
+    done = std::max(done, end + (far ? far_ps : near_ps));
   }
   cur_.done = done;
   port_free_[cur_.port] = port_free;

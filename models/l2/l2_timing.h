@@ -141,6 +141,7 @@ class L2Timing {
   // sectors hold each (n = 0 .. kMaxSectors; n << sector_bits bytes x ps per byte).
   std::vector<double> slice_free_, xbar_free_, port_free_;
   std::array<double, kMaxSectors + 1> slice_ps_{}, xbar_ps_{}, port_ps_{};
+  std::array<std::uint64_t, kMaxSectors + 1> sector_bytes_{};  // n << sector_bits
   std::vector<std::uint32_t> port_partition_;
   std::vector<std::uint32_t> partition_;  // of each slice
   L2Order fetch_order_, wb_order_;
