@@ -282,6 +282,16 @@ void L2Timing::merge_pending(std::uint32_t set, std::uint32_t way, std::uint8_t 
     (far ? cur_.far_dep : cur_.near_dep) = std::max(far ? cur_.far_dep : cur_.near_dep, g);
 }
 
+// The runs of sectors `mask` of `line` join `runs` (a whole line: one run, no loop).
+inline void L2Timing::add_sectors(std::vector<Run>& runs, std::uint64_t line,
+                                  std::uint8_t mask) const {
+  const std::uint64_t base = line << line_bits_;
+  if (mask == all_sectors_) return add_run(runs, base, std::uint64_t{1} << line_bits_);
+  for_each_run(mask, [&](std::uint32_t s0, std::uint32_t n) {
+    add_run(runs, base + (std::uint64_t{s0} << sector_bits_), std::uint64_t{n} << sector_bits_);
+  });
+}
+
 void L2Timing::fetch(std::uint64_t ln, std::uint32_t set, std::uint32_t way, std::uint8_t missing,
                      bool far) {
   if (!cur_.group) cur_.group = fetch_order_.open();
@@ -297,15 +307,6 @@ void L2Timing::write_back(std::uint64_t victim_line, std::uint8_t dirty) {
   ++counters_.writebacks;
   counters_.writeback_sectors += static_cast<std::uint64_t>(popcount(dirty));
   add_sectors(wb_runs_, victim_line, dirty);
-}
-
-// The runs of sectors `mask` of `line` join `runs` (a whole line: one run, no loop).
-void L2Timing::add_sectors(std::vector<Run>& runs, std::uint64_t line, std::uint8_t mask) const {
-  const std::uint64_t base = line << line_bits_;
-  if (mask == all_sectors_) return add_run(runs, base, std::uint64_t{1} << line_bits_);
-  for_each_run(mask, [&](std::uint32_t s0, std::uint32_t n) {
-    add_run(runs, base + (std::uint64_t{s0} << sector_bits_), std::uint64_t{n} << sector_bits_);
-  });
 }
 
 // Runs in walk order become descriptors: equal runs at a constant stride join one strided
