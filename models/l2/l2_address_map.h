@@ -7,7 +7,9 @@
 // only, so lines a whole capacity apart share a set: a stream that evicts another evicts it in
 // order (its write-backs stay contiguous). For fixed upper bits each field is a permutation, so
 // the mapping is a bijection: any aligned block of capacity / line lines fills every set of
-// every slice exactly `ways` times. Plain C++, exact, stateless.
+// every slice exactly `ways` times. Both hashes depend on q modulo sets x ways alone, so they
+// are tabulated once (4096 entries for A100 and H100) and a walk's cursor looks them up.
+// Plain C++, exact; no state but that table.
 
 #include <cstdint>
 #include <vector>

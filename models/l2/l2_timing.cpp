@@ -181,10 +181,12 @@ void L2Timing::row_lines(L2AddressMap::Cursor& c, std::uint64_t first, std::uint
   push(c, first + span, tail);
 }
 
-// The lines were located (and their set blocks prefetched) a batch ahead: look them up. Two
-// loops over locals (the tag store's byte writes could alias any member the compiler would
-// otherwise reload): the tags in walk order, with the rarer events (evictions, merges,
-// fetches) out of line; then the bandwidth servers and the counters, summed per batch.
+// The oldest n lines were located (and their set blocks prefetched) a batch or more ahead:
+// look them up, in two loops over locals (the tag store's byte writes could alias any member
+// the compiler would otherwise reload). First the tags in walk order: a hit's short path
+// (L2Tags::access_present), a miss through L2Tags::access, the rarer events (evictions,
+// merges, fetches) out of line. Then the bandwidth servers (they depend on the sectors and
+// the slice only) and the counters, summed per batch. The later lines move to the front.
 void L2Timing::flush(const std::uint32_t n) {
   const bool write = cur_.write;
   std::uint64_t sector_hits = 0, misses = 0, sector_misses = 0;
@@ -250,7 +252,6 @@ void L2Timing::flush(const std::uint32_t n) {
   batched_ -= n;
 }
 
-// A line's eviction (and write-back), merged sectors and fetch, in this order.
 // A line's eviction of `victim` (L2Tags::kEmpty: none) with its `dirty` sectors written
 // back, its `pend` sectors merged into an earlier fetch, its `missing` sectors fetched into
 // `way`, in this order.

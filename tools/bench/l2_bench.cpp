@@ -10,9 +10,11 @@
 // Usage: bench_l2 [line lookups per pattern, default 50 M] [capacity MiB, default 40 (A100);
 //                  it must cut into 80 slices of a power of two of 16-way sets: 5, 10, 20, 40, 80]
 //                  [pattern: read, tile or write; default all three]
-// Measured (shared 2-core development VM, load ~7, 20 M lookups per pattern, 3 runs, CPU-s):
-// stream read 19-30 M lookups/CPU-s, tile reuse 23-25 M, stream write 20-26 M. Before the set
-// blocks, SSE2 compare and prefetching (first version, 10 M lookups): 5.9, 4.2 and 19 M.
+// Measured (shared 2-core development VM, load 2-7, 20 M lookups per pattern, best of 7 runs
+// interleaved with the previous model, M lookups/CPU-s; models/l2/README.md "Speed"): tile
+// reuse 41-58 (was 17-21), stream read 28-34 (was 21-26), stream write 31-34 (was 21-23).
+// Before the set blocks, SSE2 compare and prefetching (first version, 10 M lookups): 5.9, 4.2
+// and 19 M.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
