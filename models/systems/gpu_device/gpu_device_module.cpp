@@ -1,6 +1,6 @@
 #include "models/systems/gpu_device/gpu_device_module.h"
 
-#include "models/hbm/bandwidth_memory_module.h"
+#include "models/hbm/hbm_factory.h"
 #include "sim/core/error.h"
 
 namespace systole::models {
@@ -13,18 +13,10 @@ constexpr std::uint16_t kL2Fetches = 0;
 
 GpuDeviceModule::GpuDeviceModule(const sc_core::sc_module_name& name, const GpuDeviceConfig& cfg)
     : sc_core::sc_module(name), cfg_(cfg) {
-  if (cfg.hbm.model == HbmModel::kBank) {
-    auto m = std::make_unique<HbmModule>("hbm", cfg.hbm);
-    hbm_ = hbm_banks_ = m.get();
-    hbm_module_ = std::move(m);
-  } else {
-    auto m = std::make_unique<BandwidthMemoryModule>(
-        "hbm", cfg.hbm.bandwidth.value() * cfg.hbm.efficiency,
-        static_cast<double>(cfg.hbm.latency.value()),
-        static_cast<std::uint32_t>(cfg.hbm.transfer_queue));
-    hbm_ = m.get();
-    hbm_module_ = std::move(m);
-  }
+  HbmInstance hbm = make_hbm("hbm", cfg.hbm);
+  hbm_ = hbm.memory;
+  hbm_banks_ = hbm.banks;
+  hbm_module_ = std::move(hbm.module);
   l2_ = std::make_unique<L2Module>("l2", cfg.l2, kL2Fetches);
   l2_->memory.bind(*hbm_);
   const int sms = static_cast<int>(cfg.sms);

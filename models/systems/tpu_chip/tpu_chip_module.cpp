@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "models/mxu/mxu_factory.h"
+#include "models/hbm/hbm_factory.h"
 #include "sim/core/error.h"
 
 namespace systole::models {
@@ -12,18 +13,10 @@ TpuChipModule::TpuChipModule(const sc_core::sc_module_name& name, const TpuChipC
     : sc_core::sc_module(name),
       cfg_(cfg),
       period_(sc_core::sc_time(1.0 / cfg.clock.value(), sc_core::SC_SEC)) {
-  if (cfg.hbm.model == HbmModel::kBank) {
-    auto m = std::make_unique<HbmModule>("hbm", cfg.hbm);
-    hbm_ = hbm_banks_ = m.get();
-    hbm_module_ = std::move(m);
-  } else {
-    auto m = std::make_unique<BandwidthMemoryModule>(
-        "hbm", cfg.hbm.bandwidth.value() * cfg.hbm.efficiency,
-        static_cast<double>(cfg.hbm.latency.value()),
-        static_cast<std::uint32_t>(cfg.hbm.transfer_queue));
-    hbm_ = m.get();
-    hbm_module_ = std::move(m);
-  }
+  HbmInstance hbm = make_hbm("hbm", cfg.hbm);
+  hbm_ = hbm.memory;
+  hbm_banks_ = hbm.banks;
+  hbm_module_ = std::move(hbm.module);
   cmem_ = std::make_unique<SramModule>("cmem", cfg.cmem, cfg.cmem.bandwidth);
   units_.resize(static_cast<size_t>(cfg.units()), nullptr);
   for (std::int64_t c = 0; c < cfg.tensor_cores; ++c) {

@@ -45,7 +45,7 @@ TEST_CASE("H100 SXM5 preset: 132 SMs, 989.4 TF bf16 at 1830 MHz, 50 MiB L2, 3.35
   CHECK(d.l2.slices() == 100);
   CHECK(d.hbm.bandwidth.value() == Approx(3.35e12).epsilon(0.002));
   CHECK(d.tdp_watts == 700);
-  CHECK(d.cycles(d.launch_overhead) == Approx(3660));  // 2 us x 1830 MHz
+  CHECK(d.cycles(d.launch_overhead) == Approx(915));  // 0.5 us x 1830 MHz
 }
 
 TEST_CASE("GPU device config errors name the key and the fix", "[unit][gpu_device][config]") {
