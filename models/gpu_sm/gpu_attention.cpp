@@ -9,6 +9,7 @@
 #include <limits>
 #include <queue>
 #include <tuple>
+#include <unordered_map>
 
 #include "sim/core/error.h"
 
@@ -18,6 +19,7 @@ namespace {
 
 using u64 = std::uint64_t;
 constexpr u64 kUnknown = std::numeric_limits<u64>::max();
+constexpr u64 kNone = GpuAttentionStepper::kNone;
 
 /// Free times and busy cycles of one sub-partition's pipes.
 struct Pipes {
@@ -114,8 +116,11 @@ class Sp {
   const FlashShape& s_;
 };
 
-/// State shared by both kernels' engines: the event queue, SMs, the port and the record.
-class Engine {
+}  // namespace
+
+/// State shared by both kernels' engines: the event queue, SMs, the port, the requests a late
+/// port still owes, and the record.
+class GpuAttentionStepper::Engine {
  public:
   Engine(const GpuSmConfig& c, GmemPort& port, const FlashLaunch& l)
       : cfg_(c), port_(port), l_(l), s_(flash_shape(c, l.tile)), sp_(c, s_) {
@@ -125,13 +130,25 @@ class Engine {
   }
   virtual ~Engine() = default;
 
-  FlashRun run() {
-    start();
-    while (!q_.empty()) {
-      const Ev e = q_.top();
-      q_.pop();
-      handle(e);
-    }
+  /// Queues the first events (after construction: start() is the kernel's own).
+  void begin() { start(); }
+  u64 next_time() const { return q_.empty() ? kNone : q_.top().t; }
+  size_t pending() const { return pending_.size(); }
+  void step() {
+    const Ev e = q_.top();
+    q_.pop();
+    handle(e);
+  }
+  void arrived(u64 token, u64 done) {
+    const auto it = pending_.find(token);
+    SYSTOLE_ASSERT(it != pending_.end(), "gpu_attention: an answer to no pending request");
+    const Pending p = it->second;
+    pending_.erase(it);
+    answered(p.e, p.ctx, done);
+  }
+  FlashRun finish() {
+    SYSTOLE_ASSERT(q_.empty() && pending_.empty(), "gpu_attention: finish() before the end");
+    run_.cycles = 0;
     for (const auto& r : run_.ctas) run_.cycles = std::max({run_.cycles, r.finish, r.store_done});
     for (const auto& p : pipes_) {
       run_.tensor_busy.push_back(p.tensor_busy);
@@ -139,12 +156,19 @@ class Engine {
       run_.fp32_busy.push_back(p.fp32_busy);
       run_.sfu_busy.push_back(p.sfu_busy);
     }
-    return run_;
+    return std::move(run_);
   }
 
  protected:
+  /// What a request's answer needs to find its owner again: the CTA record (FA-2) or the tile
+  /// of the slot (FA-3).
+  struct Ctx {
+    size_t record = 0, tile = 0;
+  };
   virtual void start() = 0;
   virtual void handle(const Ev& e) = 0;
+  /// The code after a request: its answer `done` (checked later than the request).
+  virtual void landed(const Ev& e, const Ctx& ctx, u64 done) = 0;
 
   /// The next tile in launch order, checked; nullptr when none is left.
   const FlashCtaWork* take() {
@@ -170,8 +194,10 @@ class Engine {
   void push_memory(u64 t, int sm, int slot, MemKind k, std::int64_t idx) {
     q_.push({t, 2, sm, slot, 0, k, idx});
   }
-  /// Sends one request; returns when it completes.
-  u64 request(const Ev& e, const FlashCtaWork& w, std::int64_t block, std::int64_t stage) {
+  /// Sends one request (K_j / V_j: visit `block` of tile `w`); landed() runs with its answer,
+  /// now or, when the port answers kGmemPending, once it arrives.
+  void request(const Ev& e, const FlashCtaWork& w, std::int64_t block, std::int64_t stage,
+               const Ctx& ctx) {
     GmemRequest r;
     r.sm = e.sm;
     r.slot = e.slot;
@@ -181,11 +207,15 @@ class Engine {
     r.stage = stage;
     r.bytes = e.kind == kQ ? s_.q_bytes(w) : r.store ? s_.o_bytes(w) : s_.kv_bytes(w, block);
     r.issue = Cycles(e.t);
-    const u64 done = port_.complete(r).value();
-    if (done <= e.t) throw SimError("gpu_attention: the memory port answered no later than asked");
+    r.token = next_token_++;
     ++run_.requests;
     run_.bytes += r.bytes.value();
-    return done;
+    const u64 done = port_.complete(r).value();
+    if (done == kGmemPending) {
+      pending_.emplace(r.token, Pending{e, ctx});
+      return;
+    }
+    answered(e, ctx, done);
   }
   Pipes& pipes(int sm) { return pipes_[static_cast<size_t>(sm)]; }
 
@@ -198,10 +228,24 @@ class Engine {
   std::priority_queue<Ev, std::vector<Ev>, std::greater<Ev>> q_;
 
  private:
+  struct Pending {
+    Ev e;
+    Ctx ctx;
+  };
+  void answered(const Ev& e, const Ctx& ctx, u64 done) {
+    if (done <= e.t) throw SimError("gpu_attention: the memory port answered no later than asked");
+    landed(e, ctx, done);
+  }
+
   std::vector<Pipes> pipes_;
   size_t next_ = 0;
+  std::unordered_map<u64, Pending> pending_;  ///< requests a late port still owes
+  u64 next_token_ = 1;
 };
 
+namespace {
+
+using Engine = GpuAttentionStepper::Engine;
 // ---------------------------------------------------------------------------------------------
 // FA-2: CTAs of `warps` warps; sections per warp: prologue, (A_j, B_j) per block, epilogue.
 
@@ -368,12 +412,18 @@ class Fa2 : public Engine {
   }
 
   void memory(const Ev& e) {
-    Fa2Cta& c = cta(e.sm, e.slot);
-    const u64 done = request(e, *c.w, e.idx, 0);
+    const Fa2Cta& c = cta(e.sm, e.slot);
+    request(e, *c.w, e.idx, 0, {c.record, 0});
+  }
+
+  void landed(const Ev& e, const Ctx& ctx, u64 done) override {
     if (e.kind == kStore) {
-      run_.ctas[c.record].store_done = done;
+      run_.ctas[ctx.record].store_done = done;
       return;
     }
+    // A CTA waits for its copies, so it still holds its slot.
+    Fa2Cta& c = cta(e.sm, e.slot);
+    SYSTOLE_ASSERT(c.record == ctx.record, "gpu_attention: a copy outlived its CTA");
     const auto j = static_cast<size_t>(e.idx);
     (e.kind == kQ ? c.q : e.kind == kK ? c.k[j] : c.v[j]) = done;
     if (live_[static_cast<size_t>(e.sm)][static_cast<size_t>(e.slot)]) schedule(e.sm, e.slot);
@@ -627,28 +677,56 @@ class Fa3 : public Engine {
   void memory(const Ev& e) {
     Fa3Slot& f = slot_of(e.sm, e.slot);
     if (e.kind == kQ || e.kind == kStore) {
-      Fa3Tile& tile = f.tiles[static_cast<size_t>(e.idx)];
-      const u64 done = request(e, *tile.w, 0, 0);
-      if (e.kind == kQ)
-        tile.q = done;
-      else
-        run_.ctas[tile.record].store_done = done;
-    } else {
-      // The tile owning pipeline index idx: the latest whose k0 <= idx.
-      size_t ti = f.tiles.size() - 1;
-      while (f.tiles[ti].k0 > e.idx) --ti;
-      const u64 done = request(e, *f.tiles[ti].w, e.idx - f.tiles[ti].k0, e.idx % l_.tile.stages);
-      (e.kind == kK ? f.k : f.v)[static_cast<size_t>(e.idx)] = done;
+      const auto ti = static_cast<size_t>(e.idx);
+      request(e, *f.tiles[ti].w, 0, 0, {f.tiles[ti].record, ti});
+      return;
     }
+    // The tile owning pipeline index idx: the latest whose k0 <= idx.
+    size_t ti = f.tiles.size() - 1;
+    while (f.tiles[ti].k0 > e.idx) --ti;
+    request(e, *f.tiles[ti].w, e.idx - f.tiles[ti].k0, e.idx % l_.tile.stages,
+            {f.tiles[ti].record, ti});
+  }
+
+  void landed(const Ev& e, const Ctx& ctx, u64 done) override {
+    Fa3Slot& f = slot_of(e.sm, e.slot);
+    if (e.kind == kQ)
+      f.tiles[ctx.tile].q = done;
+    else if (e.kind == kStore)
+      run_.ctas[ctx.record].store_done = done;
+    else
+      (e.kind == kK ? f.k : f.v)[static_cast<size_t>(e.idx)] = done;
     schedule(e.sm, e.slot);
   }
 };
 
 }  // namespace
 
+GpuAttentionStepper::GpuAttentionStepper(const GpuSmConfig& c, GmemPort& port,
+                                         const FlashLaunch& launch) {
+  if (launch.tile.version == FlashVersion::kFa3)
+    engine_ = std::make_unique<Fa3>(c, port, launch);
+  else
+    engine_ = std::make_unique<Fa2>(c, port, launch);
+  engine_->begin();
+}
+GpuAttentionStepper::~GpuAttentionStepper() = default;
+std::uint64_t GpuAttentionStepper::next_time() const { return engine_->next_time(); }
+std::size_t GpuAttentionStepper::pending() const { return engine_->pending(); }
+void GpuAttentionStepper::step() { engine_->step(); }
+void GpuAttentionStepper::arrived(std::uint64_t token, std::uint64_t cycle) {
+  engine_->arrived(token, cycle);
+}
+FlashRun GpuAttentionStepper::finish() { return engine_->finish(); }
+
 FlashRun GpuAttentionModel::run(const FlashLaunch& launch) {
-  if (launch.tile.version == FlashVersion::kFa3) return Fa3(cfg_, port_, launch).run();
-  return Fa2(cfg_, port_, launch).run();
+  GpuAttentionStepper st(cfg_, port_, launch);
+  while (st.next_time() != GpuAttentionStepper::kNone) st.step();
+  if (st.pending() > 0)
+    throw SimError(
+        "gpu_attention: the memory port answered late (kGmemPending); drive a late port with "
+        "GpuAttentionStepper");
+  return st.finish();
 }
 
 }  // namespace systole::models

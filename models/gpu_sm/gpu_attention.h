@@ -21,6 +21,7 @@
 // Plain C++; no reference model below it (the GEMM tile model's ladder covers the pipes).
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "models/gpu_sm/gmem_port.h"
@@ -119,6 +120,38 @@ struct FlashRun {
   std::vector<std::uint64_t> tensor_busy, smem_busy, fp32_busy, sfu_busy;  ///< per SM
   std::uint64_t requests = 0;
   std::uint64_t bytes = 0;  ///< requested from / written to global memory
+};
+
+/// The FlashAttention model one event at a time, for a driver whose port answers late (the GPU
+/// device's SystemC shell, models/gpu_sm/gpu_sm_module.h): the same protocol as
+/// GpuSmTileStepper. A request answered kGmemPending keeps its context (GmemRequest::token) and
+/// what follows it runs when arrived() brings the answer; the driver steps only events no later
+/// than what it knows of the memory. With an immediate port, stepping to the end is
+/// GpuAttentionModel::run.
+class GpuAttentionStepper {
+ public:
+  static constexpr std::uint64_t kNone = ~std::uint64_t{0};
+  /// Throws ConfigError for a tile the SM cannot run.
+  GpuAttentionStepper(const GpuSmConfig& c, GmemPort& port, const FlashLaunch& launch);
+  ~GpuAttentionStepper();
+  GpuAttentionStepper(const GpuAttentionStepper&) = delete;
+  GpuAttentionStepper& operator=(const GpuAttentionStepper&) = delete;
+
+  /// Cycle of the next event, or kNone (the launch is over once pending() is 0 too).
+  std::uint64_t next_time() const;
+  /// Requests answered kGmemPending and not yet arrived().
+  std::size_t pending() const;
+  /// Handles the next event (requests it issues go to the port).
+  void step();
+  /// The late answer to request `token`: its data landed (or its store completed) at `cycle`.
+  void arrived(std::uint64_t token, std::uint64_t cycle);
+  /// The record, once nothing is left.
+  FlashRun finish();
+
+  class Engine;
+
+ private:
+  std::unique_ptr<Engine> engine_;
 };
 
 /// FlashAttention forward on 1..N SMs: one closed-form event per warp section over one

@@ -1,14 +1,19 @@
 // FlashAttention forward model (models/gpu_sm/gpu_attention.h): the run never beats the tensor
 // peak or the port's bandwidth, the port sees one request per Q tile, K/V block and O store in
 // nondecreasing issue order, a warp's softmax does not overlap its own mma.sync, monotonic in
-// work, SMs, SFU rate and memory latency, and bad tiles are ConfigErrors with a reason.
+// work, SMs, SFU rate and memory latency, bad tiles are ConfigErrors with a reason, and a port
+// that answers late (GpuAttentionStepper) gives the immediate port's record exactly.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <functional>
+#include <queue>
 #include <random>
+#include <tuple>
 
 #include "models/gpu_sm/gpu_attention.h"
 #include "sim/core/error.h"
+#include "tests/unit/gpu_sm/random_gemm.h"
 
 using namespace systole;
 using namespace systole::models;
@@ -189,4 +194,99 @@ TEST_CASE("gpu_attention: tiles the SM cannot run are ConfigErrors with the reas
   FlashLaunch bad = launch(fa2_tile(), 1, 1, 4);
   bad.ctas[0].masked = 5;
   CHECK_THROWS_AS(run(a, bad), ConfigError);
+}
+
+namespace {
+
+/// Answers every request kGmemPending and keeps the inner port's answer until the driver
+/// reaches its cycle, as the GPU device's memory does in simulated time.
+class LatePort : public GmemPort {
+ public:
+  explicit LatePort(GmemPort& inner) : inner_(inner) {}
+  Cycles complete(const GmemRequest& r) override {
+    owed_.push({inner_.complete(r).value(), r.token});
+    return Cycles(kGmemPending);
+  }
+  /// Steps `st` to the end, delivering each answer before any event at or after its cycle.
+  void drive(GpuAttentionStepper& st) {
+    for (;;) {
+      std::uint64_t t = st.next_time();
+      while (!owed_.empty() && (t == GpuAttentionStepper::kNone || owed_.top().first <= t)) {
+        st.arrived(owed_.top().second, owed_.top().first);
+        owed_.pop();
+        t = st.next_time();
+      }
+      if (t == GpuAttentionStepper::kNone) break;
+      st.step();
+    }
+  }
+
+ private:
+  using Answer = std::pair<std::uint64_t, std::uint64_t>;  // (cycle, token)
+  GmemPort& inner_;
+  std::priority_queue<Answer, std::vector<Answer>, std::greater<Answer>> owed_;
+};
+
+void check_same(const FlashRun& a, const FlashRun& b) {
+  CHECK(a.cycles == b.cycles);
+  CHECK(a.resident == b.resident);
+  CHECK(a.requests == b.requests);
+  CHECK(a.bytes == b.bytes);
+  CHECK(a.tensor_busy == b.tensor_busy);
+  CHECK(a.smem_busy == b.smem_busy);
+  CHECK(a.fp32_busy == b.fp32_busy);
+  CHECK(a.sfu_busy == b.sfu_busy);
+  REQUIRE(a.ctas.size() == b.ctas.size());
+  for (size_t i = 0; i < a.ctas.size(); ++i) {
+    const FlashCtaRecord &x = a.ctas[i], &y = b.ctas[i];
+    INFO("tile record " << i);
+    CHECK(std::tie(x.id, x.sm, x.slot, x.start, x.finish, x.store_done) ==
+          std::tie(y.id, y.sm, y.slot, y.start, y.finish, y.store_done));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("gpu_attention: a port answering late gives the immediate port's record",
+          "[unit][gpu_sm][attention]") {
+  std::mt19937 rng(2024);
+  for (int i = 0; i < 60; ++i) {
+    const bool fa3 = i % 2 == 1;
+    const GpuSmConfig c = fa3 || i % 4 == 2 ? h100_sxm5_sm() : a100_sxm4_sm();
+    FlashTile t = fa3 ? fa3_tile() : fa2_tile(i % 3 == 0 ? 64 : 128);
+    if (fa3) t.pingpong = i % 5 != 1;
+    FlashLaunch l;
+    l.tile = t;
+    l.sms = 1 + static_cast<int>(rng() % 4);
+    l.max_resident = static_cast<std::int64_t>(rng() % 3);
+    const auto tiles = static_cast<std::int64_t>(1 + rng() % 12);
+    for (std::int64_t k = 0; k < tiles; ++k) {
+      FlashCtaWork w;
+      w.id = k;
+      w.head = k / 3;
+      w.m_block = k % 3;
+      w.q_rows = 1 + static_cast<std::int64_t>(rng() % static_cast<unsigned>(t.block_m));
+      w.n_blocks = 1 + static_cast<std::int64_t>(rng() % 10);
+      w.masked = static_cast<std::int64_t>(rng() % static_cast<unsigned>(w.n_blocks + 1));
+      w.first_rows = 1 + static_cast<std::int64_t>(rng() % static_cast<unsigned>(t.block_n));
+      l.ctas.push_back(w);
+    }
+    const double bw = 8.0 * static_cast<double>(1 + rng() % 16);
+    const double shared = rng() % 2 == 0 ? 0.0 : bw * static_cast<double>(1 + rng() % 3);
+    const std::uint64_t lat = 50 + rng() % 900, jitter = rng() % 3 == 0 ? 0 : rng() % 400;
+    INFO("case " << i << " fa3 " << fa3 << " sms " << l.sms << " tiles " << tiles);
+    test::JitterPort now(l.sms, bw, shared, lat, jitter);
+    const FlashRun immediate = GpuAttentionModel(c, now).run(l);
+    test::JitterPort inner(l.sms, bw, shared, lat, jitter);
+    LatePort late(inner);
+    GpuAttentionStepper st(c, late, l);
+    late.drive(st);
+    CHECK(st.pending() == 0);
+    check_same(immediate, st.finish());
+  }
+  // A late port without a stepper to deliver its answers is an error, not a wrong record.
+  const GpuSmConfig c = a100_sxm4_sm();
+  test::JitterPort inner(1, 64, 0, 100, 0);
+  LatePort late(inner);
+  CHECK_THROWS_AS(GpuAttentionModel(c, late).run(launch(fa2_tile(), 1, 1, 2)), SimError);
 }
