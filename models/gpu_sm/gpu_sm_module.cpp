@@ -84,6 +84,10 @@ void GpuSmArrayModule::deliver(std::uint64_t token, std::uint64_t cycle) {
 }
 
 Cycles GpuSmArrayModule::complete(const GmemRequest& r) {
+  if (flash_) {
+    post(r.sm, flash_job(r));
+    return Cycles(kGmemPending);
+  }
   SYSTOLE_ASSERT(works_ && addr_, "gpu_sm: a request outside a GEMM launch");
   const CtaWork& w = (*works_)[static_cast<size_t>(r.cta)];
   SYSTOLE_ASSERT(w.id == r.cta, "gpu_sm: CTA ids must index the launch's work list");
@@ -118,21 +122,14 @@ Cycles GpuSmArrayModule::complete(const GmemRequest& r) {
   return Cycles(kGmemPending);
 }
 
-GemmRun GpuSmArrayModule::run(const GemmLaunch& launch, const GemmAddressing& addr,
-                              const std::vector<CtaWork>& works) {
-  SYSTOLE_ASSERT(launch.per_sm.size() <= engines_.size(), "gpu_sm: more SMs than the array has");
-  t0_ = sc_core::sc_time_stamp();
-  addr_ = &addr;
-  works_ = &works;
-  bk_ = launch.tile.bk;
-  out_bytes_ = launch.tile.out_bytes;
+template <class Stepper>
+auto GpuSmArrayModule::drive(Stepper& st) {
   arrivals_.clear();
-  GpuSmTileStepper st(cfg_, *this, launch);
   for (;;) {
     for (const auto& [token, cycle] : arrivals_) st.arrived(token, cycle);
     arrivals_.clear();
     const std::uint64_t t = st.next_time();
-    if (t == GpuSmTileStepper::kNone) {
+    if (t == Stepper::kNone) {
       if (st.pending() == 0) break;
       sc_core::wait(arrival_);
       continue;
@@ -146,13 +143,81 @@ GemmRun GpuSmArrayModule::run(const GemmLaunch& launch, const GemmAddressing& ad
     }
     st.step();
   }
-  GemmRun out = st.finish();
-  addr_ = nullptr;
-  works_ = nullptr;
+  auto out = st.finish();
   // The kernel ends when its last CTA (and store) is done: simulated time catches up.
   const sc_time end = t0_ + period_ * static_cast<double>(out.cycles);
   if (end > sc_core::sc_time_stamp()) sc_core::wait(end - sc_core::sc_time_stamp());
   return out;
+}
+
+GemmRun GpuSmArrayModule::run(const GemmLaunch& launch, const GemmAddressing& addr,
+                              const std::vector<CtaWork>& works) {
+  SYSTOLE_ASSERT(launch.per_sm.size() <= engines_.size(), "gpu_sm: more SMs than the array has");
+  t0_ = sc_core::sc_time_stamp();
+  addr_ = &addr;
+  works_ = &works;
+  bk_ = launch.tile.bk;
+  out_bytes_ = launch.tile.out_bytes;
+  GpuSmTileStepper st(cfg_, *this, launch);
+  GemmRun out = drive(st);
+  addr_ = nullptr;
+  works_ = nullptr;
+  return out;
+}
+
+FlashRun GpuSmArrayModule::run(const FlashLaunch& launch, const FlashAddressing& addr) {
+  SYSTOLE_ASSERT(launch.sms >= 1 && static_cast<size_t>(launch.sms) <= engines_.size(),
+                 "gpu_sm: more SMs than the array has");
+  t0_ = sc_core::sc_time_stamp();
+  flash_ = &launch;
+  flash_addr_ = &addr;
+  flash_index_.clear();
+  for (size_t i = 0; i < launch.ctas.size(); ++i) {
+    const auto id = static_cast<size_t>(launch.ctas[i].id);
+    if (id >= flash_index_.size()) flash_index_.resize(id + 1, launch.ctas.size());
+    if (flash_index_[id] != launch.ctas.size())
+      throw SimError("gpu_sm: FlashAttention tile ids must be unique");
+    flash_index_[id] = i;
+  }
+  GpuAttentionStepper st(cfg_, *this, launch);
+  FlashRun out = drive(st);
+  flash_ = nullptr;
+  flash_addr_ = nullptr;
+  return out;
+}
+
+GpuSmArrayModule::Job GpuSmArrayModule::flash_job(const GmemRequest& r) const {
+  const auto at = static_cast<size_t>(r.cta);
+  SYSTOLE_ASSERT(r.cta >= 0 && at < flash_index_.size() && flash_index_[at] < flash_->ctas.size(),
+                 "gpu_sm: a request for no FlashAttention tile");
+  const FlashCtaWork& w = flash_->ctas[flash_index_[at]];
+  const FlashAddressing& a = *flash_addr_;
+  const FlashTile& t = flash_->tile;
+  const auto d = static_cast<std::uint64_t>(a.head_dim);
+  Job j;
+  j.token = r.token;
+  j.issue = r.issue.value();
+  j.write = r.store;
+  // Row of Q / O: this tile's first query row of its (batch, head).
+  const auto row = static_cast<std::uint64_t>(w.head * a.seq_q + w.m_block * t.block_m);
+  const auto rows = static_cast<std::uint64_t>(w.q_rows);
+  if (r.store) {
+    j.descs.push_back(DmaDescriptor::linear(a.o + row * d * a.out_elem, rows * d * a.out_elem));
+    j.descs.push_back(DmaDescriptor::linear(a.lse + row * 4, rows * 4));
+  } else if (r.k_tile == 0) {
+    j.descs.push_back(DmaDescriptor::linear(a.q + row * d * a.elem, rows * d * a.elem));
+  } else {
+    // Visit `v` of the tile goes from its last K/V block down: block n_blocks - 1 - v, whose
+    // rows (the first visited: first_rows) start at (n_blocks - 1 - v) x block_n.
+    const std::int64_t v = (r.k_tile - 1) / 2;
+    const auto kv_rows = static_cast<std::uint64_t>(v == 0 ? w.first_rows : t.block_n);
+    const auto kv_row =
+        static_cast<std::uint64_t>((w.head / std::max<std::int64_t>(a.group, 1)) * a.seq_kv +
+                                   (w.n_blocks - 1 - v) * t.block_n);
+    const std::uint64_t base = r.k_tile % 2 == 1 ? a.k : a.v;
+    j.descs.push_back(DmaDescriptor::linear(base + kv_row * d * a.elem, kv_rows * d * a.elem));
+  }
+  return j;
 }
 
 StreamRun GpuSmArrayModule::run(const StreamLaunch& launch) {

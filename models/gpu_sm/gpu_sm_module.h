@@ -4,7 +4,9 @@
 // `memory` (the L2 in a GPU device) in simulated time. A GEMM's copies and stores become strided
 // transfers at the addresses GemmAddressing gives; the model waits for their late answers, so
 // L2 hits and misses, crossbar ports and HBM contention decide when each k-tile lands.
-// Memory-bound kernels (elementwise, norms, split-K reductions) stream chunks per SM.
+// FlashAttention kernels run the same way through GpuAttentionStepper (Q tiles, K/V blocks and
+// O stores at the addresses FlashAddressing gives). Memory-bound kernels (elementwise, norms,
+// split-K reductions) stream chunks per SM.
 
 #include <systemc>
 
@@ -15,6 +17,7 @@
 
 #include "models/common/memory_if.h"
 #include "models/gpu_sm/gmem_port.h"
+#include "models/gpu_sm/gpu_attention.h"
 #include "models/gpu_sm/gpu_sm_run.h"
 
 namespace systole::models {
@@ -35,6 +38,9 @@ class GpuSmArrayModule : public sc_core::sc_module, private GmemPort {
   /// count from the call.
   GemmRun run(const GemmLaunch& launch, const GemmAddressing& addr,
               const std::vector<CtaWork>& works);
+  /// Runs a FlashAttention launch from the current time (call from an SC_THREAD); tile ids
+  /// must be unique. Cycles in the record count from the call.
+  FlashRun run(const FlashLaunch& launch, const FlashAddressing& addr);
   /// Runs a memory-bound kernel from the current time (call from an SC_THREAD).
   StreamRun run(const StreamLaunch& launch);
 
@@ -58,6 +64,12 @@ class GpuSmArrayModule : public sc_core::sc_module, private GmemPort {
     sc_core::sc_event taken;
   };
   Cycles complete(const GmemRequest& r) override;
+  /// The copy or store job of a FlashAttention request.
+  Job flash_job(const GmemRequest& r) const;
+  /// Steps a late-answer model (GpuSmTileStepper, GpuAttentionStepper) against simulated time
+  /// until nothing is left; then time catches up with its last cycle.
+  template <class Stepper>
+  auto drive(Stepper& st);
   void post(int sm, Job j);
   void issuer(int sm);
   void finisher(int sm);
@@ -75,6 +87,9 @@ class GpuSmArrayModule : public sc_core::sc_module, private GmemPort {
   const std::vector<CtaWork>* works_ = nullptr;
   std::int64_t bk_ = 0;
   std::int64_t out_bytes_ = 2;
+  const FlashLaunch* flash_ = nullptr;
+  const FlashAddressing* flash_addr_ = nullptr;
+  std::vector<size_t> flash_index_;  ///< tile id -> position in flash_->ctas
   std::vector<std::pair<std::uint64_t, std::uint64_t>> arrivals_;  ///< (token, cycle)
   sc_core::sc_event arrival_;
 };

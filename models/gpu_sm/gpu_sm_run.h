@@ -98,6 +98,18 @@ struct GemmAddressing {
   std::int64_t b_group = 1;
 };
 
+/// Where a FlashAttention kernel's tensors live (row-major, head_dim elements per row): Q of
+/// (batch x head) h is seq_q rows from q + h x seq_q x head_dim x elem; K and V of K/V head
+/// h / group (GQA: the `group` query heads of a K/V head share it) are seq_kv rows from k and
+/// v; O is laid out like Q with out_elem bytes per element, and the row log-sum-exp (fp32) is
+/// seq_q values per head from lse.
+struct FlashAddressing {
+  std::uint64_t q = 0, k = 0, v = 0, o = 0, lse = 0;
+  std::int64_t seq_q = 0, seq_kv = 0, head_dim = 0;
+  std::int64_t group = 1;
+  std::uint64_t elem = 2, out_elem = 2;
+};
+
 /// A memory-bound kernel: per SM, chunks read then written, with the SM's compute cycles per
 /// chunk between a chunk's data arriving and its write.
 struct StreamChunk {

@@ -68,6 +68,8 @@ class Compiler {
   void gemm_layer(size_t i, const Layer& l);
   void conv_layer(size_t i, const Layer& l);
   void attention_layer(size_t i, const Layer& l);
+  /// One FlashAttention kernel reading Q, K, V at q, k, v.
+  void flash_kernel(size_t i, const Layer& l, std::uint64_t q, std::uint64_t k, std::uint64_t v);
   void vector_layer(size_t i, const Layer& l);
   /// A GEMM kernel; `batch` copies of the same GEMM side by side (strided batched), each
   /// with its own B every `b_group` batch entries.
@@ -256,6 +258,10 @@ void Compiler::attention_layer(size_t i, const Layer& l) {
   const std::uint64_t kv_bytes = u(bkv * s.seq_kv * s.head_dim) * e;
   const Tensor in = input_of(i, q_bytes + 2 * kv_bytes);
   const std::uint64_t q = in.addr, k = q + q_bytes, v = k + kv_bytes;
+  if (opt_.attention == GpuMappingOptions::Attention::kFlash) {
+    flash_kernel(i, l, q, k, v);
+    return;
+  }
   const std::uint64_t s_bytes = u(bh * s.seq_q * s.seq_kv) * e;
   const Tensor scores{heap_.alloc(s_bytes), s_bytes}, probs{heap_.alloc(s_bytes), s_bytes};
   const Tensor out{heap_.alloc(q_bytes), q_bytes};
@@ -277,6 +283,40 @@ void Compiler::attention_layer(size_t i, const Layer& l) {
   models::GemmAddressing a2 = dense(probs.addr, v, out.addr, s.seq_kv, s.head_dim, e, e);
   a2.b_batch = u(s.seq_kv * s.head_dim) * e;
   gemm_kernel(i, l.name + ".pv", pv, std::move(a2), bh, s.group());
+  outputs_[i] = out;
+}
+
+void Compiler::flash_kernel(size_t i, const Layer& l, std::uint64_t q, std::uint64_t k,
+                            std::uint64_t v) {
+  const AttentionShape& s = l.attn;
+  GpuKernel kn;
+  kn.name = l.name;
+  kn.layer = i;
+  kn.kind = GpuKernel::Kind::kAttention;
+  GpuAttentionOptions o;
+  o.force_fa2 = opt_.force_fa2;
+  kn.flash = map_gpu_attention(dev_, l, o);
+  kn.flash_launch = gpu_attention_launch(kn.flash, static_cast<int>(dev_.sms));
+  const std::int64_t bh = s.batch * s.heads;
+  const auto oe = u(kn.flash.tile.out_bytes);
+  const Tensor out{heap_.alloc(u(bh * s.seq_q * s.head_dim) * oe),
+                   u(bh * s.seq_q * s.head_dim) * oe};
+  models::FlashAddressing& a = kn.flash_addr;
+  a.q = q;
+  a.k = k;
+  a.v = v;
+  a.o = out.addr;
+  a.lse = heap_.alloc(u(bh * s.seq_q) * 4);
+  a.seq_q = s.seq_q;
+  a.seq_kv = s.seq_kv;
+  a.head_dim = s.head_dim;
+  a.group = s.group();
+  a.elem = dtype_bytes(l.dtype);
+  a.out_elem = oe;
+  kn.flops = static_cast<std::uint64_t>(kn.flash.bounds.flops);
+  kn.compulsory_bytes = kn.flash.bounds.compulsory_bytes;
+  p_.kernels.push_back(std::move(kn));
+  p_.layers[i].kernels.push_back(p_.kernels.size() - 1);
   outputs_[i] = out;
 }
 
@@ -304,6 +344,10 @@ void Compiler::finish_layer(size_t i, const Layer& l) {
   lp.macs = l.macs();
   for (size_t k : lp.kernels) {
     lp.flops += p_.kernels[k].flops;
+    if (p_.kernels[k].kind == GpuKernel::Kind::kAttention && lp.tile.empty()) {
+      lp.tile = p_.kernels[k].flash.tile_text();
+      lp.why = p_.kernels[k].flash.why;
+    }
     if (p_.kernels[k].kind == GpuKernel::Kind::kGemm) {
       const auto& g = p_.kernels[k].gemm;
       if (lp.tile.empty()) {
@@ -381,6 +425,11 @@ std::string describe_gpu_program(const models::GpuDeviceConfig& device, const Gp
             "{:.0f} cycles\n    {}\n",
             kn.name, kn.gemm.m, kn.gemm.n, kn.gemm.k, kn.gemm.tile_text(), kn.works.size(),
             device.sms, kn.gemm.estimated_cycles, kn.gemm.why);
+      else if (kn.kind == GpuKernel::Kind::kAttention)
+        out += fmt::format(
+            "  kernel {}: FlashAttention {}, {} tiles on {} SMs, estimate {:.0f} cycles\n    {}\n",
+            kn.name, kn.flash.tile_text(), kn.flash_launch.ctas.size(), device.sms,
+            kn.flash.estimated_cycles, kn.flash.why);
       else
         out +=
             fmt::format("  kernel {}: streaming, {} B compulsory\n", kn.name, kn.compulsory_bytes);

@@ -2,8 +2,10 @@
 // The GPU compiler stage: a workload's layers become the kernels one GPU runs in one stream, in
 // layer order. GEMMs and LSTM gate GEMMs run the GEMM kernel the mapper chose
 // (mapping/gpu_gemm_mapping.h); conv2d runs as an implicit GEMM (M = N x P x Q, N = K filters,
-// K = R x S x C, the A operand gathered from the NHWC image); attention runs unfused as cuBLAS
-// and PyTorch's math path do: a strided-batched QK^T GEMM, a softmax kernel and a PV GEMM;
+// K = R x S x C, the A operand gathered from the NHWC image); attention runs as one
+// FlashAttention kernel (FA-2 on sm_80, FA-3 on sm_90: mapping/gpu_attention_mapping.h), or,
+// with mapping.attention: unfused, as cuBLAS and PyTorch's math path do: a strided-batched QK^T
+// GEMM, a softmax kernel and a PV GEMM;
 // vector ops (softmax, norms, GELU/SiLU, add, mul) and split-K reductions run as memory-bound
 // streaming kernels. Tensors get device addresses from their data-flow edges: a layer reads its
 // producer's output where it was written, so the L2 sees the hand-off.
@@ -15,13 +17,14 @@
 #include "models/gpu_sm/gpu_sm_run.h"
 #include "models/systems/gpu_device/gpu_device_config.h"
 #include "workloads/ir/layer.h"
+#include "workloads/mapping/gpu_attention_mapping.h"
 #include "workloads/mapping/gpu_gemm_mapping.h"
 
 namespace systole::workloads {
 
 /// One kernel of the stream.
 struct GpuKernel {
-  enum class Kind { kGemm, kStream };
+  enum class Kind { kGemm, kStream, kAttention };
   std::string name;  ///< "qkv_proj", "attn.qk", "attn.softmax", "mlp_up.splitk_reduce"
   size_t layer = 0;  ///< index of the layer it belongs to
   Kind kind = Kind::kGemm;
@@ -30,6 +33,9 @@ struct GpuKernel {
   models::GemmLaunch launch;           ///< kGemm: the CTAs per SM in launch order
   models::GemmAddressing addr;         ///< kGemm
   models::StreamLaunch stream;         ///< kStream
+  GpuAttentionMapping flash;           ///< kAttention: the FlashAttention mapper's choice
+  models::FlashLaunch flash_launch;    ///< kAttention: every tile in launch order
+  models::FlashAddressing flash_addr;  ///< kAttention
   std::uint64_t flops = 0;             ///< useful FLOPs (2 x MACs; vector: lane operations)
   std::uint64_t compulsory_bytes = 0;  ///< inputs read once, output written once
 };

@@ -223,7 +223,13 @@ GpuAttentionMapping map_gpu_attention(const models::GpuDeviceConfig& d, const La
   b.bound = b.roofline_cycles == b.compute_cycles ? "compute" : "hbm";
   m.estimated_cycles = d.cycles(d.launch_overhead) + std::max(per_sm * block_cycles, b.hbm_cycles);
   m.estimated_seconds = m.estimated_cycles / d.gpu_sm.clock.value();
-  m.why = describe(m, d);
+  const char* reason =
+      fa3 ? "FA-3, the sm_90 kernel (TMA loads, async wgmma, warp-specialised ping-pong)"
+      : d.gpu_sm.arch == GpuArch::kHopper
+          ? "FA-2 on sm_90 as asked (force_fa2: PyTorch's flash backend runs the sm_80 code)"
+          : "FA-2, the sm_80 kernel (cp.async, mma.sync; FA-3 needs sm_90)";
+  m.why = fmt::format("{}; fused: S and P stay on chip, no seq_q x seq_kv scores in HBM; {}",
+                      reason, describe(m, d));
   return m;
 }
 
@@ -232,23 +238,37 @@ models::FlashLaunch gpu_attention_launch(const GpuAttentionMapping& m, int sms) 
   l.tile = m.tile;
   l.sms = sms;
   const AttentionShape& a = m.shape;
-  // FA-3's causal scheduler hands out the longest tiles (last row blocks) first.
-  const bool reverse = m.persistent && a.causal;
-  for (std::int64_t bh = 0; bh < a.batch * a.heads; ++bh)
-    for (std::int64_t i = 0; i < m.m_blocks; ++i) {
-      const std::int64_t mb = reverse ? m.m_blocks - 1 - i : i;
-      models::FlashCtaWork w;
-      w.id = static_cast<std::int64_t>(l.ctas.size());
-      w.head = bh;
-      w.m_block = mb;
-      w.q_rows = std::min(m.tile.block_m, a.seq_q - mb * m.tile.block_m);
-      std::tie(w.n_blocks, w.masked) = visits(m, mb);
-      w.first_rows = std::min(m.tile.block_n, a.seq_kv - (w.n_blocks - 1) * m.tile.block_n);
-      l.ctas.push_back(w);
-    }
-  if (reverse)  // longest first across heads too: sort by blocks visited, stable
-    std::stable_sort(l.ctas.begin(), l.ctas.end(),
-                     [](const auto& x, const auto& y) { return x.n_blocks > y.n_blocks; });
+  auto add = [&](std::int64_t bh, std::int64_t mb) {
+    models::FlashCtaWork w;
+    w.id = static_cast<std::int64_t>(l.ctas.size());
+    w.head = bh;
+    w.m_block = mb;
+    w.q_rows = std::min(m.tile.block_m, a.seq_q - mb * m.tile.block_m);
+    std::tie(w.n_blocks, w.masked) = visits(m, mb);
+    w.first_rows = std::min(m.tile.block_n, a.seq_kv - (w.n_blocks - 1) * m.tile.block_n);
+    l.ctas.push_back(w);
+  };
+  const std::int64_t bhs = a.batch * a.heads;
+  if (!(m.persistent && a.causal)) {  // blockIdx order (FA-3: its static persistent scheduler)
+    for (std::int64_t bh = 0; bh < bhs; ++bh)
+      for (std::int64_t mb = 0; mb < m.m_blocks; ++mb) add(bh, mb);
+    return l;
+  }
+  // FA-3's causal scheduler (hopper/tile_scheduler.hpp, DynamicPersistentTileScheduler): the
+  // (batch, head)s in sections whose K and V fit its 32 MiB L2 budget (size_one_kv_head =
+  // seq_kv x (d + d_v) x elem x 2; 32 MiB / that, rounded up to a power of two, heads per
+  // section, times the GQA group); each section's row blocks from the last (longest) down, its
+  // heads fastest.
+  const std::int64_t one =
+      a.seq_kv * 2 * m.tile.head_dim * models::tc_type_bytes(m.tile.in_type) * 2;
+  const std::int64_t l2 = std::int64_t{32} << 20;
+  std::int64_t swizzle = 1;
+  while (one <= l2 && swizzle < l2 / one) swizzle *= 2;  // cutlass::find_log2 rounds up
+  swizzle *= a.group();
+  for (std::int64_t hb0 = 0; hb0 < bhs; hb0 += swizzle)
+    for (std::int64_t i = 0; i < m.m_blocks; ++i)
+      for (std::int64_t bh = hb0; bh < std::min(bhs, hb0 + swizzle); ++bh)
+        add(bh, m.m_blocks - 1 - i);
   return l;
 }
 

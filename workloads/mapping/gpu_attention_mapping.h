@@ -57,8 +57,9 @@ struct GpuAttentionMapping {
 GpuAttentionMapping map_gpu_attention(const models::GpuDeviceConfig& device, const Layer& layer,
                                       const GpuAttentionOptions& options = {});
 
-/// Every tile in launch order (FA-2: blockIdx order, m_block fastest; FA-3 causal: longest
-/// tiles first, as its scheduler sorts them), with the K/V blocks each visits, on `sms` SMs.
+/// Every tile in launch order (blockIdx order, m_block fastest; FA-3 causal: in L2-sized
+/// sections of heads, longest tiles first, as its scheduler hands them out), with the K/V
+/// blocks each visits, on `sms` SMs.
 models::FlashLaunch gpu_attention_launch(const GpuAttentionMapping& mapping, int sms);
 
 /// The global-memory port to run a launch against until the device's L2/HBM models answer:

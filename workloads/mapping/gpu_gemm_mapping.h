@@ -26,6 +26,10 @@ struct GpuMappingOptions {
   std::int64_t tile_m = 0;        ///< > 0: only CTA tiles of this many rows
   std::int64_t tile_n = 0;        ///< > 0: only CTA tiles of this many columns
   std::int64_t cluster_m = 0;     ///< > 0: thread-block clusters of this many CTAs along M
+  /// Attention layers: one FlashAttention kernel, or unfused (QK^T GEMM, softmax, PV GEMM).
+  enum class Attention { kFlash, kUnfused };
+  Attention attention = Attention::kFlash;
+  bool force_fa2 = false;  ///< FlashAttention-2 on sm_90 too (PyTorch's flash backend)
 };
 
 enum class GpuDecomposition { kDataParallel, kSplitK, kStreamK };

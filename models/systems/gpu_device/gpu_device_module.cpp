@@ -47,6 +47,8 @@ void GpuDeviceModule::stream_thread() {
     sc_core::wait(launch);
     if (k.kind == workloads::GpuKernel::Kind::kGemm)
       r.gemm = sms_->run(k.launch, k.addr, k.works);
+    else if (k.kind == workloads::GpuKernel::Kind::kAttention)
+      r.flash = sms_->run(k.flash_launch, k.flash_addr);
     else
       r.stream = sms_->run(k.stream);
     r.end_ps = sc_core::sc_time_stamp().to_seconds() * 1e12;

@@ -25,6 +25,7 @@ struct GpuKernelRun {
   double end_ps = 0;    ///< last CTA done, last store written
   GemmRun gemm;         ///< GEMM kernels
   StreamRun stream;     ///< streaming kernels
+  FlashRun flash;       ///< FlashAttention kernels
   L2Counters l2_before, l2_after;
   MemoryCounters hbm_before, hbm_after;
 };

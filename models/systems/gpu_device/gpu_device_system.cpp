@@ -26,7 +26,13 @@ const config::SchemaOf<workloads::GpuMappingOptions>& gpu_mapping_schema() {
         .integer("cluster_m", &O::cluster_m, 0, 0, 16,
                  "Hopper: CTAs per thread-block cluster along M, which must divide the grid's "
                  "tile rows (0: the mapper chooses, 2 when the grid has two rows or more)",
-                 "");
+                 "")
+        .choice("attention", &O::attention,
+                {{"flash", O::Attention::kFlash}, {"unfused", O::Attention::kUnfused}}, "flash",
+                "attention layers as one FlashAttention kernel, or unfused (QK^T GEMM, softmax "
+                "kernel, PV GEMM)")
+        .boolean("force_fa2", &O::force_fa2, false,
+                 "run FlashAttention-2 on sm_90 too (PyTorch's flash backend) instead of FA-3");
     return b;
   }();
   return s;
@@ -56,9 +62,17 @@ LayerSums sum_layer(const GpuDeviceConfig& d, const workloads::GpuProgram& p,
     s.sector_hits += r.l2_after.sector_hits - r.l2_before.sector_hits;
     s.sector_accesses += r.l2_after.sector_accesses - r.l2_before.sector_accesses;
     for (const auto& a : r.gemm.sms) s.tensor_busy += a.tensor_busy;
-    if (p.kernels[k].kind == workloads::GpuKernel::Kind::kGemm && s.waves == 0) {
+    // The FlashAttention record counts one sub-partition per SM (all of them run alike).
+    for (const auto b : r.flash.tensor_busy)
+      s.tensor_busy += b * static_cast<std::uint64_t>(d.gpu_sm.sub_partitions);
+    const auto kind = p.kernels[k].kind;
+    if (kind == workloads::GpuKernel::Kind::kGemm && s.waves == 0) {
       s.waves = p.kernels[k].gemm.waves;
       s.ctas_per_sm = r.gemm.resident;
+    }
+    if (kind == workloads::GpuKernel::Kind::kAttention && s.waves == 0) {
+      s.waves = p.kernels[k].flash.waves;
+      s.ctas_per_sm = r.flash.resident;
     }
   }
   return s;

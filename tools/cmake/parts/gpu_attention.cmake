@@ -19,3 +19,12 @@ if(SYSTOLE_BUILD_TESTS)
 endif()
 target_compile_definitions(bench_gpu_attention PRIVATE
   SYSTOLE_SOURCE_DIR_DEFAULT="${PROJECT_SOURCE_DIR}")
+
+if(SYSTOLE_BUILD_TESTS)
+  # FlashAttention on the SystemC GPU device, through simrun (one elaboration per point).
+  systole_test(gpu_device_sc_tests
+    SOURCES ${PROJECT_SOURCE_DIR}/tests/sc/gpu_device/test_gpu_attention_device.cpp
+    LINKS sim_stats_hdf5
+    LABELS sc)
+  add_dependencies(gpu_device_sc_tests simrun)
+endif()
