@@ -108,11 +108,34 @@ const std::vector<Point>& table() {
   return pts;
 }
 
-TEST_CASE("GPU FlashAttention runs the kernel each measurement ran", "[validation][gpu]") {
-  for (const auto& p : table()) {
-    INFO(p.gpu << " " << p.shape() << " " << p.measured_as);
-    CHECK(p.kernel == (p.measured_as.rfind("sdpa_cudnn", 0) == 0 ? "fa3" : "fa2"));
+/// The plan of experiment `file`: each point's label line and the lines after it.
+std::vector<std::string> plan_points(const std::string& file) {
+  test::TempDir dir;
+  const auto r =
+      test::simrun(test::source_dir() + "/tests/validation/gpu/" + file + " --plan", dir);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  std::vector<std::string> out;
+  for (size_t at = r.out.find("\npoint "); at != std::string::npos;) {
+    const size_t next = r.out.find("\npoint ", at + 1);
+    out.push_back(r.out.substr(at + 1, next == std::string::npos ? next : next - at - 1));
+    at = next;
   }
+  return out;
+}
+
+// From the plans (no simulation): the sdpa_flash points run FA-2, the sdpa_cudnn ones FA-3.
+TEST_CASE("GPU FlashAttention runs the kernel each measurement ran", "[validation][gpu]") {
+  const auto h100 = plan_points("attention_h100.yaml");
+  CHECK(h100.size() == 8);
+  for (const auto& p : h100) {
+    INFO(p);
+    const bool fa2 = p.find("force_fa2=true") != std::string::npos;
+    CHECK(p.find(fa2 ? "FlashAttention fa2" : "FlashAttention fa3") != std::string::npos);
+  }
+  const auto a100 = plan_points("attention_a100.yaml");
+  REQUIRE(a100.size() == 1);
+  CHECK(a100[0].find("FlashAttention fa2") != std::string::npos);
 }
 
 // First run (this table): mean |error| 29.1% over 9 points, the bound missed: H100 FA-2 +26 ..
