@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "models/gpu_sm/gpu_attention.h"
+#include "models/gpu_sm/ptx_shapes.h"
 #include "sim/core/error.h"
 
 namespace systole::models {
@@ -17,15 +18,12 @@ namespace {
   throw ConfigError(Origin{"<flash tile>"}, std::string("flash.") + key, msg);
 }
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
-/// K bytes of one tensor-core instruction per row (m16n8k16 / wgmma k16 for 16-bit types, k32
-/// for fp8): PTX ISA "Matrix shapes".
-constexpr std::int64_t kKBytes = 32;
-/// wgmma rows per instruction and its largest N (PTX ISA, wgmma.mma_async).
-constexpr std::int64_t kWgmmaM = 64, kWgmmaMaxN = 256;
-/// One ldmatrix.x4 moves 512 B; one cp.async.cg 16 B per thread, 512 B per warp (PTX ISA).
-constexpr std::int64_t kLdmatrixBytes = 512, kCpAsyncWarpBytes = 512;
+using ptx::ceil_div;
+using ptx::kCpAsyncWarpBytes;
+using ptx::kKBytes;
+using ptx::kLdmatrixBytes;
+using ptx::kWgmmaM;
+using ptx::kWgmmaMaxN;
 /// The largest head dimension either kernel instantiates (FA-2 run_mha_fwd_hdim256; FA-3
 /// tile_size_fwd_sm90's last case).
 constexpr std::int64_t kMaxHeadDim = 256;

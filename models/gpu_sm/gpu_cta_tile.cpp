@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "models/gpu_sm/ptx_shapes.h"
+
 namespace systole::models {
 
 namespace {
@@ -10,19 +12,12 @@ namespace {
   throw ConfigError(Origin{"<cta tile>"}, std::string("cta.") + key, msg);
 }
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
-/// Bytes of operand along K that one tensor-core instruction consumes per row: m16n8k16 fp16,
-/// m16n8k8 tf32 and m16n8k32 int8/fp8 all take 32 B (PTX ISA, "Matrix shapes" of mma and
-/// wgmma).
-constexpr std::int64_t kKBytes = 32;
-/// One ldmatrix.x4 moves four 8x8 matrices of 16-bit elements: 512 B (PTX ISA, ldmatrix).
-constexpr std::int64_t kLdmatrixBytes = 512;
-/// One cp.async.cg moves 16 B per thread (PTX ISA, cp.async), 512 B per warp.
-constexpr std::int64_t kCpAsyncWarpBytes = 512;
-/// wgmma rows per instruction (m64) and the N range (8..256 step 8) [CUTLASS-wg].
-constexpr std::int64_t kWgmmaM = 64;
-constexpr std::int64_t kWgmmaMaxN = 256;
+using ptx::ceil_div;
+using ptx::kCpAsyncWarpBytes;
+using ptx::kKBytes;
+using ptx::kLdmatrixBytes;
+using ptx::kWgmmaM;
+using ptx::kWgmmaMaxN;
 
 void check_instruction(const GpuSmConfig& c, const GemmCtaTile& t) {
   if (c.tc_rate(t.in_type) == 0)

@@ -43,7 +43,6 @@ void GpuDeviceModule::stream_thread() {
     GpuKernelRun r;
     r.start_ps = sc_core::sc_time_stamp().to_seconds() * 1e12;
     r.l2_before = l2_->timing().counters();
-    r.hbm_before = hbm_->counters();
     sc_core::wait(launch);
     if (k.kind == workloads::GpuKernel::Kind::kGemm)
       r.gemm = sms_->run(k.launch, k.addr, k.works);
@@ -53,7 +52,6 @@ void GpuDeviceModule::stream_thread() {
       r.stream = sms_->run(k.stream);
     r.end_ps = sc_core::sc_time_stamp().to_seconds() * 1e12;
     r.l2_after = l2_->timing().counters();
-    r.hbm_after = hbm_->counters();
     runs_->push_back(std::move(r));
   }
 }

@@ -27,7 +27,6 @@ struct GpuKernelRun {
   StreamRun stream;     ///< streaming kernels
   FlashRun flash;       ///< FlashAttention kernels
   L2Counters l2_before, l2_after;
-  MemoryCounters hbm_before, hbm_after;
 };
 
 class GpuDeviceModule : public sc_core::sc_module {

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "models/mxu/mxu_factory.h"
 #include "models/hbm/hbm_factory.h"
+#include "models/mxu/mxu_factory.h"
 #include "sim/core/error.h"
 
 namespace systole::models {
