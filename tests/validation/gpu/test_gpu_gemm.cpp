@@ -86,7 +86,7 @@ void add_points(std::vector<Point>& pts, const std::string& gpu, const std::stri
 }
 
 /// A100 SXM4 80GB, cuBLASLt FP16, random data: Azure/AI-benchmarking-guide, ND A100 v4
-/// results (GEMM table), as FACTS.md §C.1 quotes them.
+/// results (Azure/AI-benchmarking-guide, Azure_Results/ND_A100_v4_results.md, GEMM table).
 const std::map<std::string, double>& a100_measured() {
   static const std::map<std::string, double> m = {{"1024x1024x1024", 119.4},
                                                   {"2048x2048x2048", 221.8},
