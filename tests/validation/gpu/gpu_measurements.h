@@ -16,6 +16,16 @@ struct MeasuredRow {
   std::string kernels;
 };
 
+/// One row of data/<gpu>_networks_flow_runK.csv (measure/networks_flow.py): a layer's summed
+/// kernel time over its `calls` in one forward pass with real data flow, or a network's
+/// "(whole network, one graph)" replay time, or "(sum of layers)".
+struct NetworkRow {
+  std::string network;
+  int batch = 0;
+  std::string layer;
+  double seconds = 0;
+};
+
 /// A pointer chase: one thread, dependent loads over `footprint` bytes (ld.global.ca = L1 when
 /// `l1`, else .cg = L2 and beyond); SM cycles per load.
 struct Chase {
@@ -44,6 +54,8 @@ struct Membench {
 std::string data_dir();
 /// The rows of data/<run>.csv (e.g. "h100_run1"); throws std::runtime_error when unreadable.
 std::vector<MeasuredRow> load_rows(const std::string& run);
+/// The rows of data/<run>.csv for a network run (e.g. "h100_networks_flow_run1").
+std::vector<NetworkRow> load_network_rows(const std::string& run);
 /// The first row with this group, name (and shape, unless empty); throws when absent.
 const MeasuredRow& find_row(const std::vector<MeasuredRow>& rows, const std::string& group,
                             const std::string& name, const std::string& shape = "");

@@ -76,7 +76,7 @@ def bert_layers(b, seq=512, d=1024, heads=16, ff=4096):
     """workloads/bert_large.yaml's block (each layer repeat 24)."""
     m = b * seq
     t = lambda *s: torch.randn(*s, device=DEV, dtype=DT)
-    x, wqkv, wo, wup, wdn = t(m, d), t(d, 3 * d), t(d, d), t(d, ff), t(ff, d)
+    x, y, wqkv, wo, wup, wdn = t(m, d), t(m, d), t(d, 3 * d), t(d, d), t(d, ff), t(ff, d)
     h4 = t(m, ff)
     q, k, v = t(b, heads, seq, 64), t(b, heads, seq, 64), t(b, heads, seq, 64)
     g, bb = t(d), t(d)
@@ -86,12 +86,12 @@ def bert_layers(b, seq=512, d=1024, heads=16, ff=4096):
         ("attention", "attention", "b%d h%d s%d d64" % (b, heads, seq), 24, att_flops,
          lambda: F.scaled_dot_product_attention(q, k, v)),
         ("out_proj", "gemm", "%dx%dx%d" % (m, d, d), 24, 2 * m * d * d, lambda: torch.mm(x, wo)),
-        ("attn_residual", "add", "%dx%d" % (m, d), 24, 0, lambda: torch.add(x, x)),
+        ("attn_residual", "add", "%dx%d" % (m, d), 24, 0, lambda: torch.add(x, y)),
         ("attn_norm", "layernorm", "%dx%d" % (m, d), 24, 0, lambda: F.layer_norm(x, (d,), g, bb)),
         ("ffn_up", "gemm", "%dx%dx%d" % (m, ff, d), 24, 2 * m * ff * d, lambda: torch.mm(x, wup)),
         ("ffn_gelu", "gelu", "%dx%d" % (m, ff), 24, 0, lambda: F.gelu(h4)),
         ("ffn_down", "gemm", "%dx%dx%d" % (m, d, ff), 24, 2 * m * d * ff, lambda: torch.mm(h4, wdn)),
-        ("ffn_residual", "add", "%dx%d" % (m, d), 24, 0, lambda: torch.add(x, x)),
+        ("ffn_residual", "add", "%dx%d" % (m, d), 24, 0, lambda: torch.add(x, y)),
         ("ffn_norm", "layernorm", "%dx%d" % (m, d), 24, 0, lambda: F.layer_norm(x, (d,), g, bb)),
     ]
 
