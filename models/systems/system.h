@@ -17,6 +17,13 @@ struct RunOptions {
   bool trace = false;
 };
 
+/// A system's headline figures, by which comparisons normalise (simrun's `/compare`).
+struct Peaks {
+  double flops = 0;          ///< dense bf16 FLOP/s of the whole chip
+  double hbm_bandwidth = 0;  ///< B/s
+  double tdp_watts = 0;      ///< power limit; 0 when unpublished
+};
+
 class System {
  public:
   virtual ~System() = default;
@@ -27,6 +34,8 @@ class System {
   virtual std::string plan(const workloads::Workload& w) const = 0;
   /// Simulates the workload; fills layers, units, metrics and (optionally) the trace.
   virtual stats::PointResult run(const workloads::Workload& w, const RunOptions& opt) = 0;
+  /// Peak compute, memory bandwidth and power, from the configuration.
+  virtual Peaks peaks() const = 0;
 };
 
 /// Registry factory for category "system": builds a System from the `system:` node.

@@ -32,6 +32,10 @@ stats::PointResult simulate_point(const Registry& reg, const sweep::Point& p, bo
   models::RunOptions opt;
   opt.trace = trace;
   stats::PointResult r = pp.system->run(pp.workload, opt);
+  const models::Peaks peaks = pp.system->peaks();
+  r.metrics.f("peak_flops", "FLOP/s", "the system's dense bf16 peak", peaks.flops)
+      .f("peak_hbm_bandwidth", "B/s", "the system's peak HBM bandwidth", peaks.hbm_bandwidth)
+      .f("tdp_watts", "W", "the system's power limit (0: unpublished)", peaks.tdp_watts);
   r.config_yaml = pp.resolved.to_yaml();
   return r;
 }

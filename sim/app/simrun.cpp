@@ -13,11 +13,13 @@
 #include <thread>
 
 #include "models/register_all.h"
+#include "sim/app/compare_run.h"
 #include "sim/app/point.h"
 #include "sim/app/run_meta.h"
 #include "sim/app/scalesim_run.h"
 #include "sim/config/experiment.h"
 #include "sim/core/text.h"
+#include "sim/stats/compare.h"
 #include "sim/stats/results_file.h"
 #include "sim/stats/summary.h"
 #include "sim/sweep/expand.h"
@@ -44,6 +46,7 @@ constexpr const char* kUsage =
     "usage: simrun EXPERIMENT.yaml [-o results.h5] [-p key.path=value ...] [--jobs N]\n"
     "              [--resume] [--validate] [--plan] [--quiet]\n"
     "       simrun --scalesim-cfg X.cfg --topology Y.csv [-o out.h5] [--dataflow os|ws|is]\n"
+    "       simrun compare A.h5 B.h5\n"
     "       simrun --list | --describe KIND | --version | --help\n";
 
 po::options_description visible_options() {
@@ -124,6 +127,20 @@ void print_describe(const Registry& reg, const std::string& kind) {
   if (const auto* listing = reg.stats(e.kind)) std::cout << "\n" << (*listing)();
 }
 
+/// A swept `system.` path applies to a system when its kind's schema (defaults filled in) or its
+/// own tree has that key.
+sweep::Applies schema_applies(const Registry& reg) {
+  return [&reg](const config::Node& system, const std::string& path) {
+    if (sweep::path_in_tree(system, path)) return true;
+    const config::Node* kind = system.find("kind");
+    const Registry::Entry* e = kind && kind->is_scalar() ? reg.find(kind->text()) : nullptr;
+    if (!e || !e->schema) return false;
+    config::Node full = e->schema->defaults_node();
+    config::merge_into(full, system);
+    return config::get_path(full, path.substr(std::string("system.").size())) != nullptr;
+  };
+}
+
 struct Validated {
   std::vector<sweep::Point> points;
   std::map<int, std::string> unrunnable;  // point id -> reason (mapping failed)
@@ -132,7 +149,7 @@ struct Validated {
 
 Validated validate_points(const Registry& reg, const config::Experiment& ex) {
   Validated v;
-  v.points = sweep::expand(ex);
+  v.points = sweep::expand(ex, schema_applies(reg));
   for (const auto& p : v.points) {
     PreparedPoint pp;
     try {
@@ -157,7 +174,7 @@ Validated validate_points(const Registry& reg, const config::Experiment& ex) {
 
 /// --plan: every point compiled and its plan printed; nothing simulated, nothing written.
 int print_plans(const Registry& reg, const config::Experiment& ex, const std::string& file) {
-  const auto points = sweep::expand(ex);
+  const auto points = sweep::expand(ex, schema_applies(reg));
   std::cout << fmt::format("{}: {} design point{}\n", file, points.size(),
                            points.size() == 1 ? "" : "s");
   std::vector<std::string> failed;
@@ -183,7 +200,11 @@ int run_experiment(const Options& o, const std::string& command_line) {
   config::Experiment ex = config::load_experiment(o.experiment, o.overrides);
   if (o.plan) return print_plans(reg, ex, o.experiment);
   Validated v = validate_points(reg, ex);
-  const auto swept = sweep::swept_paths(ex.sweep);
+  auto swept = sweep::swept_paths(ex.sweep);
+  if (!ex.systems.empty()) swept.insert(swept.begin(), "system");
+  const auto notes = sweep::sweep_notes(ex, schema_applies(reg));
+  if (!o.quiet)
+    for (const auto& n : notes) std::cout << "note: " << n << "\n";
   if (o.validate) {
     std::cout << fmt::format(
         "{}: OK — {} design point{}, {} layer{}{}\n", o.experiment, v.points.size(),
@@ -270,10 +291,18 @@ int run_experiment(const Options& o, const std::string& command_line) {
                     << std::flush;
       });
   if (tty) std::cout << "\r\033[K" << std::flush;
-  writer.commit();
-
   std::sort(results.begin(), results.end(),
             [](const auto& a, const auto& b) { return a.id < b.id; });
+  stats::Comparison comparison;
+  if (!ex.systems.empty()) {
+    std::vector<std::string> names;
+    for (const auto& s : ex.systems) names.push_back(s.name);
+    comparison = stats::compare_systems(results, names);
+  }
+  writer.commit(comparison.empty()
+                    ? std::vector<stats::Table>{}
+                    : std::vector<stats::Table>{comparison.networks, comparison.layers});
+
   if (ex.output.summary && !o.quiet) {
     std::cout << "\n" << stats::points_summary(results, swept);
     if (results.size() <= 8) {
@@ -283,6 +312,7 @@ int run_experiment(const Options& o, const std::string& command_line) {
       }
     }
   }
+  if (!comparison.empty() && !o.quiet) std::cout << stats::comparison_summary(comparison);
   if (!o.quiet)
     std::cout << fmt::format("\nwrote {} ({} point{}, {} failed) in {:.2f} s\n", out,
                              results.size(), results.size() == 1 ? "" : "s", failed, elapsed());
@@ -295,6 +325,8 @@ int simrun_main(int argc, char** argv) {
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
   try {
+    if (argc >= 2 && std::string(argv[1]) == "compare")
+      return run_compare(std::vector<std::string>(argv + 2, argv + argc));
     bool help = false;
     Options o = parse_cli(argc, argv, help);
     if (help) {

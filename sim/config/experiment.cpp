@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include "sim/core/text.h"
 
 namespace systole::config {
@@ -20,7 +23,7 @@ const SchemaOf<OutputConfig>& OutputConfig::schema() {
 }
 
 const std::vector<std::string>& experiment_keys() {
-  static const std::vector<std::string> k = {"name",     "description", "system",
+  static const std::vector<std::string> k = {"name",     "description", "system", "systems",
                                              "workload", "sweep",       "output"};
   return k;
 }
@@ -37,6 +40,55 @@ void drop_from_zip(Node& sweep, const std::string& path) {
   if (!zip || !zip->is_seq()) return;
   for (auto& g : zip->items())
     if (g.is_map()) g.erase(path);
+}
+
+/// `systems:` → its entries, each `{system: ...}` after its `base:` was merged in.
+std::vector<SystemEntry> systems_of(const Node& n) {
+  if (!n.is_map() || n.entries().empty())
+    throw ConfigError(n.origin(), "systems",
+                      fmt::format("expected a mapping of names to systems (each `base: PRESET` "
+                                  "plus `system:` overrides), got {}",
+                                  n.is_map() ? "an empty mapping" : n.kind_name()));
+  std::vector<SystemEntry> out;
+  for (const auto& e : n.entries()) {
+    const std::string where = "systems." + e.key;
+    const bool name_ok = std::all_of(e.key.begin(), e.key.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+    });
+    if (!name_ok)
+      throw ConfigError(e.key_origin, where,
+                        "a system's name may hold letters, digits, '_' and '-' only (it names "
+                        "the system in tables and in -p systems.NAME...)");
+    if (!e.value.is_map())
+      throw ConfigError(e.value.origin(), where,
+                        fmt::format("expected a mapping with `base:` and/or `system:`, got {}",
+                                    e.value.kind_name()));
+    for (const auto& k : e.value.entries())
+      if (k.key != "system" && k.key != "name" && k.key != "description")
+        throw ConfigError(k.key_origin, where + "." + k.key,
+                          "unknown key; a systems entry holds `base: PRESET` and `system:` "
+                          "overrides (the workload, sweep and output are the experiment's)");
+    const Node* sys = e.value.find("system");
+    if (!sys || !sys->is_map())
+      throw ConfigError(e.value.origin(), where + ".system",
+                        "missing `system:` (give `base: presets/....yaml` or a `system:` "
+                        "mapping with `kind:`)");
+    out.push_back({e.key, *sys});
+  }
+  return out;
+}
+
+/// A `-p system.…` on an experiment with `systems:` is ambiguous: say how to name one.
+void check_override_target(const Node& root, const std::string& key) {
+  const Node* systems = root.find("systems");
+  if (!systems || (key != "system" && key.rfind("system.", 0) != 0)) return;
+  std::vector<std::string> names;
+  if (systems->is_map())
+    for (const auto& e : systems->entries()) names.push_back(e.key);
+  const std::string first = names.empty() ? "NAME" : names.front();
+  throw ConfigError({"<command line>"}, key,
+                    "this experiment compares several systems (`systems:`: " + join(names) +
+                        "); override one of them, e.g. -p systems." + first + "." + key);
 }
 
 }  // namespace
@@ -70,15 +122,28 @@ Experiment load_experiment(const std::string& path, const std::vector<std::strin
       sweep.set(key.substr(6), value, value.origin());
       continue;
     }
+    check_override_target(root, key);
     if (is_sweep_axis(sweep, key)) sweep.erase(key);
     if (sweep.is_map()) drop_from_zip(sweep, key);
     set_path(root, key, value);
   }
 
-  for (const char* required : {"system", "workload"}) {
-    const Node* n = root.find(required);
+  if (const Node* systems = root.find("systems")) {
+    if (const Node::Entry* one = root.find_entry("system"))
+      throw ConfigError(one->key_origin, "system",
+                        "give either `system:` (one system) or `systems:` (several to compare), "
+                        "not both");
+    ex.systems = systems_of(*systems);
+  } else {
+    const Node* n = root.find("system");
     if (!n || n->is_null())
-      throw ConfigError(Origin{path}, required, fmt::format("missing '{}:' section", required));
+      throw ConfigError(Origin{path}, "system",
+                        "missing 'system:' section (or `systems:` to compare several)");
+  }
+  {
+    const Node* n = root.find("workload");
+    if (!n || n->is_null())
+      throw ConfigError(Origin{path}, "workload", "missing 'workload:' section");
   }
   if (const Node* n = root.find("name")) ex.name = to_string(*n, "name");
   if (const Node* n = root.find("description")) ex.description = to_string(*n, "description");

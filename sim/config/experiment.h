@@ -1,5 +1,6 @@
 #pragma once
-// An experiment file: `system:` (or `base:` naming a preset, plus overrides), `workload:`,
+// An experiment file: `system:` (or `base:` naming a preset, plus overrides) or `systems:`
+// (several named systems to compare, each a `base:` plus `system:` overrides), `workload:`,
 // optional `sweep:` and `output:`. Loading resolves base files and -p overrides; the system
 // and workload subtrees are validated later by the schema of the system kind and by the
 // workload frontend.
@@ -19,12 +20,19 @@ struct OutputConfig {
   static const SchemaOf<OutputConfig>& schema();
 };
 
+/// One entry of `systems:`: its name and its resolved `system:` tree.
+struct SystemEntry {
+  std::string name;
+  Node system;
+};
+
 struct Experiment {
   std::string file;  // the experiment file as given
   std::string name;
   std::string description;
-  Node root;   // resolved tree (bases merged, -p applied), `sweep` removed
-  Node sweep;  // the sweep mapping, or null
+  Node root;                         // resolved tree (bases merged, -p applied), `sweep` removed
+  Node sweep;                        // the sweep mapping, or null
+  std::vector<SystemEntry> systems;  // `systems:` in file order; empty: one system (`system:`)
   OutputConfig output;
 };
 

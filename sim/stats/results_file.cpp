@@ -293,10 +293,16 @@ void ResultsWriter::write_point(const PointResult& r) {
   im.rows[r.id] = SweepRow{r.assignments, r.status, r.error, r.wall_seconds, r.metrics};
 }
 
-void ResultsWriter::commit() {
+void ResultsWriter::commit(const std::vector<Table>& compare) {
   if (impl_->finished) throw SimError(fmt::format("results file '{}' is already closed", partial_));
   try {
     write_table(impl_->file, "sweep", sweep_table(impl_->meta, impl_->rows));
+    if (!compare.empty()) {
+      if (has(impl_->file, "compare"))
+        check(H5Ldelete(impl_->file, "compare", H5P_DEFAULT), "replacing");
+      Hid g = create_group(impl_->file, "compare");
+      for (const auto& t : compare) write_table(g, t.name(), t);
+    }
     impl_->finished = true;
     impl_->close();
   } catch (const H5Failure& e) {
@@ -365,6 +371,17 @@ Table read_sweep(const std::string& path) {
   if (!has(file, "sweep"))
     throw ConfigError({path}, "", "results file has no /sweep table (the run did not finish)");
   return reading(path, [&] { return read_table(file, "sweep"); });
+}
+
+std::vector<Table> read_compare(const std::string& path) {
+  Hid file = open_results(path);
+  return reading(path, [&] {
+    std::vector<Table> out;
+    if (!has(file, "compare")) return out;
+    Hid g = open_group(file, "compare");
+    for (const auto& name : list_links(g)) out.push_back(read_table(g, name));
+    return out;
+  });
 }
 
 }  // namespace systole::stats

@@ -8,6 +8,8 @@
 //   /points/<id>          group with attributes status, error, label, wall_seconds
 //   /points/<id>/layers   one row per layer (compound dataset)
 //   /points/<id>/units/<kind>  one table per unit kind, one row per unit instance
+//   /compare/networks, /compare/layers  with `systems:`: the systems side by side
+//                         (sim/stats/compare.h)
 //   /points/<id>/trace    optional: {begin, end, unit, kind, bytes, layer}, chunked and
 //                         compressed (shuffle + deflate 1), unit/kind as HDF5 enums
 // Every dataset carries `unit` and `description` attributes; for compound datasets `unit` is
@@ -46,8 +48,9 @@ class ResultsWriter {
 
   /// Writes /config/<id> and /points/<id>/... and flushes, so an interrupted run keeps it.
   void write_point(const PointResult& r);
-  /// Writes /sweep from all points written so far, closes and renames to the final path.
-  void commit();
+  /// Writes /sweep from all points written so far and each of `compare` as /compare/<name>,
+  /// closes and renames to the final path.
+  void commit(const std::vector<Table>& compare = {});
   /// Closes and deletes the partial file.
   void discard();
 
@@ -66,5 +69,7 @@ std::vector<PointResult> read_points(const std::string& path);
 RunMeta read_meta(const std::string& path);
 /// Reads /sweep back as a table.
 Table read_sweep(const std::string& path);
+/// Reads the tables under /compare (none when the run compared no systems).
+std::vector<Table> read_compare(const std::string& path);
 
 }  // namespace systole::stats

@@ -8,12 +8,24 @@ namespace systole::sweep {
 
 using config::Node;
 
+std::string value_text(const Node& v) {
+  if (v.is_scalar()) return v.text();
+  std::vector<std::string> parts;
+  if (v.is_seq()) {
+    for (const auto& i : v.items()) parts.push_back(value_text(i));
+    return "[" + join(parts, ", ") + "]";
+  }
+  if (v.is_map()) {
+    for (const auto& e : v.entries()) parts.push_back(e.key + ": " + value_text(e.value));
+    return "{" + join(parts, ", ") + "}";
+  }
+  return "~";
+}
+
 std::string Point::label() const {
   if (assignments.empty()) return "base";
   std::vector<std::string> parts;
-  for (const auto& [path, v] : assignments)
-    parts.push_back(path + "=" +
-                    (v.is_scalar() ? v.text() : "<" + std::string(v.kind_name()) + ">"));
+  for (const auto& [path, v] : assignments) parts.push_back(path + "=" + value_text(v));
   return join(parts, ", ");
 }
 
@@ -94,21 +106,25 @@ std::vector<std::string> swept_paths(const Node& sweep) {
   return out;
 }
 
-std::vector<Point> expand(const config::Experiment& ex) {
-  const auto axes = axes_of(ex.sweep);
+bool path_in_tree(const Node& system, const std::string& path) {
+  return config::get_path(system, path.substr(std::string("system.").size())) != nullptr;
+}
+
+namespace {
+
+/// Every combination of `axes` over `root`, ids from `first_id`, `lead` assignments first.
+std::vector<Point> grid(const Node& root, const std::vector<Axis>& axes,
+                        const std::vector<std::pair<std::string, Node>>& lead, size_t first_id) {
   size_t total = 1;
-  for (const auto& a : axes) {
-    total *= a.size();
-    if (total > 1000000)
-      throw ConfigError(ex.sweep.origin(), "sweep", "the sweep has more than 1,000,000 points");
-  }
+  for (const auto& a : axes) total *= a.size();
   std::vector<Point> points;
   points.reserve(total);
   std::vector<size_t> idx(axes.size(), 0);
   for (size_t n = 0; n < total; ++n) {
     Point p;
-    p.id = static_cast<int>(n);
-    p.root = ex.root;
+    p.id = static_cast<int>(first_id + n);
+    p.root = root;
+    p.assignments = lead;
     for (size_t a = 0; a < axes.size(); ++a) {
       for (size_t k = 0; k < axes[a].paths.size(); ++k) {
         const Node& v = axes[a].values[k][idx[a]];
@@ -124,6 +140,73 @@ std::vector<Point> expand(const config::Experiment& ex) {
     }
   }
   return points;
+}
+
+bool is_system_path(const std::string& path) { return path.rfind("system.", 0) == 0; }
+
+/// `axes` without the paths that do not apply to `system` (an axis left with none is dropped);
+/// the dropped paths are appended to `dropped`.
+std::vector<Axis> applicable(const std::vector<Axis>& axes, const Node& system,
+                             const Applies& applies, std::vector<std::string>* dropped) {
+  std::vector<Axis> out;
+  for (const auto& a : axes) {
+    Axis kept;
+    for (size_t k = 0; k < a.paths.size(); ++k) {
+      if (is_system_path(a.paths[k]) && !applies(system, a.paths[k])) {
+        if (dropped) dropped->push_back(a.paths[k]);
+        continue;
+      }
+      kept.paths.push_back(a.paths[k]);
+      kept.values.push_back(a.values[k]);
+    }
+    if (!kept.paths.empty()) out.push_back(std::move(kept));
+  }
+  return out;
+}
+
+void check_total(const std::vector<Axis>& axes, size_t before, const Node& sweep) {
+  size_t total = 1;
+  for (const auto& a : axes) {
+    total *= a.size();
+    if (before + total > 1000000)
+      throw ConfigError(sweep.origin(), "sweep", "the sweep has more than 1,000,000 points");
+  }
+}
+
+}  // namespace
+
+std::vector<Point> expand(const config::Experiment& ex, const Applies& applies) {
+  const auto axes = axes_of(ex.sweep);
+  if (ex.systems.empty()) {
+    check_total(axes, 0, ex.sweep);
+    return grid(ex.root, axes, {}, 0);
+  }
+  std::vector<Point> points;
+  for (const auto& s : ex.systems) {
+    const auto mine = applicable(axes, s.system, applies ? applies : path_in_tree, nullptr);
+    check_total(mine, points.size(), ex.sweep);
+    Node root = ex.root;
+    root.erase("systems");
+    root.set("system", s.system);
+    for (auto& p : grid(root, mine, {{"system", Node::scalar(s.name)}}, points.size()))
+      points.push_back(std::move(p));
+  }
+  return points;
+}
+
+std::vector<std::string> sweep_notes(const config::Experiment& ex, const Applies& applies) {
+  std::vector<std::string> notes;
+  const auto axes = axes_of(ex.sweep);
+  for (const auto& s : ex.systems) {
+    std::vector<std::string> dropped;
+    applicable(axes, s.system, applies ? applies : path_in_tree, &dropped);
+    for (const auto& d : dropped)
+      notes.push_back(
+          fmt::format("sweep.{} does not apply to system {} (it has no such key): "
+                      "its points run once, at {}'s own value",
+                      d, s.name, s.name));
+  }
+  return notes;
 }
 
 }  // namespace systole::sweep

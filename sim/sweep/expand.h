@@ -2,6 +2,7 @@
 // Sweep expansion: `sweep:` maps config paths to lists of values (a grid; the cartesian
 // product of all axes) and may hold `zip:` groups (paths whose lists advance together).
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,11 +20,26 @@ struct Point {
   std::string label() const;
 };
 
+/// A swept value on one line: scalars as written, lists "[a, b]", mappings "{k: v, ...}".
+std::string value_text(const config::Node& v);
+
 /// Swept paths in the order the sweep lists them (zip members in place of their group).
 std::vector<std::string> swept_paths(const config::Node& sweep);
 
-/// Expands the experiment into points (one point when there is no sweep). Throws ConfigError on
-/// malformed sweeps (non-list values, empty lists, zip lists of different lengths).
-std::vector<Point> expand(const config::Experiment& ex);
+/// Whether the swept path `path` ("system.…") applies to a system (its resolved `system:` tree).
+using Applies = std::function<bool(const config::Node& system, const std::string& path)>;
+
+/// Default Applies: the path names a key present in the system's tree.
+bool path_in_tree(const config::Node& system, const std::string& path);
+
+/// Expands the experiment into points (one point when there is no sweep). With `systems:`, the
+/// points of each system in turn (first assignment "system" = its name), each system swept only
+/// along the axes that apply to it (`applies`; an axis whose paths all miss runs once, at the
+/// system's own value). Throws ConfigError on malformed sweeps (non-list values, empty lists,
+/// zip lists of different lengths).
+std::vector<Point> expand(const config::Experiment& ex, const Applies& applies = {});
+
+/// The sweep axes that do not apply to a system, one line each (empty without `systems:`).
+std::vector<std::string> sweep_notes(const config::Experiment& ex, const Applies& applies = {});
 
 }  // namespace systole::sweep

@@ -40,8 +40,7 @@ stats::PointResult failed(const Point& p, const std::string& why) {
   stats::PointResult r;
   r.id = p.id;
   r.label = p.label();
-  for (const auto& [k, v] : p.assignments)
-    r.assignments.emplace_back(k, v.is_scalar() ? v.text() : v.to_yaml());
+  for (const auto& [k, v] : p.assignments) r.assignments.emplace_back(k, value_text(v));
   r.config_yaml = p.root.to_yaml();
   r.status = "failed";
   r.error = why;
@@ -61,8 +60,7 @@ stats::PointResult run_point_here(const Point& p, const PointFn& fn) {
   r.id = p.id;
   r.label = p.label();
   r.assignments.clear();
-  for (const auto& [k, v] : p.assignments)
-    r.assignments.emplace_back(k, v.is_scalar() ? v.text() : v.to_yaml());
+  for (const auto& [k, v] : p.assignments) r.assignments.emplace_back(k, value_text(v));
   if (r.config_yaml.empty()) r.config_yaml = p.root.to_yaml();
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;

@@ -41,7 +41,7 @@ TEST_CASE("malformed experiments exit 2 with one line and no output", "[e2e][err
        "bad.yaml:5:7: system.chip.mxu.rowz: unknown key for mxu (did you mean 'rows'?)"},
       {"unknown top-level key", base + wl + "sweeep: {}\n",
        "bad.yaml:3:1: sweeep: unknown top-level key (did you mean 'sweep'?); an experiment has "
-       "name, description, system, workload, sweep, output"},
+       "name, description, system, systems, workload, sweep, output"},
       {"bad unit", base + "system:\n  chip:\n    hbm:\n      bandwidth: 1.2TB\n" + wl,
        "bad.yaml:5:18: system.chip.hbm.bandwidth: expected a bandwidth such as 1.2TB/s, 900GB/s, "
        "64GiB/s, got a size ('1.2TB')"},

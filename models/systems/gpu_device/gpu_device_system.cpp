@@ -187,6 +187,11 @@ stats::PointResult GpuDeviceSystem::run(const workloads::Workload& w, const RunO
   return res;
 }
 
+Peaks GpuDeviceSystem::peaks() const {
+  const GpuDeviceConfig& d = cfg_.device;
+  return {2 * d.peak_fma_per_second(TcType::kBf16), d.hbm.bandwidth.value(), d.tdp_watts};
+}
+
 void register_gpu_device(Registry& r) {
   SystemFactory f = [](const config::Node& node, const std::string& path) {
     return std::make_unique<GpuDeviceSystem>(GpuSystemConfig::schema().load(node, path));

@@ -23,6 +23,7 @@ class GpuDeviceSystem : public System {
   void check(const workloads::Workload& w) const override;
   std::string plan(const workloads::Workload& w) const override;
   stats::PointResult run(const workloads::Workload& w, const RunOptions& opt) override;
+  Peaks peaks() const override;
   workloads::GpuProgram compile(const workloads::Workload& w) const;
 
  private:

@@ -34,7 +34,11 @@ const config::SchemaOf<TpuChipConfig>& TpuChipConfig::schema() {
         .group("cmem", &TpuChipConfig::cmem, SramConfig::cmem_schema(), "chip CMEM")
         .group("hbm", &TpuChipConfig::hbm, HbmConfig::schema(), "main memory")
         .group("dma", &TpuChipConfig::dma, DmaConfig::schema(), "DMA engines")
-        .group("vector", &TpuChipConfig::vector, VectorConfig::schema(), "vector unit per core");
+        .group("vector", &TpuChipConfig::vector, VectorConfig::schema(), "vector unit per core")
+        .real("tdp_watts", &TpuChipConfig::tdp_watts, 192.0, 0.0, 10000.0,
+              "chip power for per-watt comparisons (TPU v4: 192 W, the maximum of the measured "
+              "min/mean/max 90/170/192 W on Google Cloud's TPU v4 page); 0: unpublished",
+              "W");
     b.check([](const TpuChipConfig& c, const config::Node& n, const std::string& p) {
       if (c.units() > 65535)
         throw ConfigError(n.origin(), p, "too many units (cores x (MXUs + DMA engines) > 65535)");

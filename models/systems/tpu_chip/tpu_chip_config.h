@@ -22,6 +22,7 @@ struct TpuChipConfig {
   HbmConfig hbm;
   DmaConfig dma;
   VectorConfig vector;
+  double tdp_watts = 0;  ///< the chip's power limit for per-watt comparisons; 0: unpublished
   static const config::SchemaOf<TpuChipConfig>& schema();
 
   /// Per core: the MXUs, then the DMA engines, then the vector unit.

@@ -20,6 +20,12 @@ workloads::CompiledWorkload TpuChipSystem::compile(const workloads::Workload& w)
 
 void TpuChipSystem::check(const workloads::Workload& w) const { compile(w); }
 
+Peaks TpuChipSystem::peaks() const {
+  const TpuChipConfig& c = cfg_.chip;
+  return {2.0 * static_cast<double>(c.peak_macs_per_cycle()) * c.clock.value(),
+          c.hbm.bandwidth.value(), c.tdp_watts};
+}
+
 stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOptions& opt) {
   const TpuChipConfig& chip = cfg_.chip;
   stats::PointResult res;

@@ -15,6 +15,7 @@ class TpuChipSystem : public System {
   void check(const workloads::Workload& w) const override;
   std::string plan(const workloads::Workload& w) const override;
   stats::PointResult run(const workloads::Workload& w, const RunOptions& opt) override;
+  Peaks peaks() const override;
   const TpuSystemConfig& config() const { return cfg_; }
   const workloads::MappingOptions& mapping() const { return cfg_.mapping; }
   /// The workload's layers as the chip runs them (elementwise layers fused into GEMMs when

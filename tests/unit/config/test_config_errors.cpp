@@ -125,8 +125,9 @@ TEST_CASE("config errors: unknown top-level key", "[config][errors]") {
                           "  chip: {}\n" +
                           kWorkload);
   REQUIRE(ex.error() == ex.path +
-                            ":2:1: systme: unknown top-level key (did you mean 'system'?); an "
-                            "experiment has name, description, system, workload, sweep, output");
+                            ":2:1: systme: unknown top-level key (did you mean 'system' or "
+                            "'systems'?); an experiment has name, description, system, systems, "
+                            "workload, sweep, output");
 }
 
 TEST_CASE("config errors: a size where a bandwidth is expected", "[config][errors]") {
@@ -220,7 +221,9 @@ TEST_CASE("config errors: missing workload or system section", "[config][errors]
   REQUIRE(no_workload.error() == no_workload.path + ": workload: missing 'workload:' section");
 
   const ExperimentFile no_system(kWorkload);
-  REQUIRE(no_system.error() == no_system.path + ": system: missing 'system:' section");
+  REQUIRE(no_system.error() ==
+          no_system.path +
+              ": system: missing 'system:' section (or `systems:` to compare several)");
 }
 
 TEST_CASE("config errors: missing base file", "[config][errors]") {
