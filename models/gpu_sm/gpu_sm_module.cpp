@@ -61,14 +61,21 @@ void GpuSmArrayModule::issuer(int sm) {
       a.handles.push_back(memory->begin(t));
     }
     e.accepted.push_back(std::move(a));
-    e.taken.notify(sc_core::SC_ZERO_TIME);
+    if (!e.idle.empty()) {
+      e.idle.back()->notify(sc_core::SC_ZERO_TIME);
+      e.idle.pop_back();
+    }
   }
 }
 
 void GpuSmArrayModule::finisher(int sm) {
   Engine& e = *engines_[static_cast<size_t>(sm)];
+  sc_core::sc_event job;  // a job was accepted for this finisher
   for (;;) {
-    while (e.accepted.empty()) sc_core::wait(e.taken);
+    while (e.accepted.empty()) {
+      e.idle.push_back(&job);
+      sc_core::wait(job);
+    }
     const Accepted a = std::move(e.accepted.front());
     e.accepted.pop_front();
     sc_time last = sc_core::sc_time_stamp();

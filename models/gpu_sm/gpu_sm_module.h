@@ -56,12 +56,14 @@ class GpuSmArrayModule : public sc_core::sc_module, private GmemPort {
     std::vector<std::uint64_t> handles;
   };
   /// An SM's copy engine: one process offers jobs to the memory in order (back-pressure stalls
-  /// it), a pool of processes waits for accepted jobs' data, so several are in flight.
+  /// it), a pool of processes waits for accepted jobs' data, so several are in flight. An idle
+  /// finisher waits on its own event and the issuer wakes one per accepted job (one event for
+  /// the whole pool woke all of them for each job: ~11 wasted thread switches a job).
   struct Engine {
     std::deque<Job> jobs;
     sc_core::sc_event posted;
     std::deque<Accepted> accepted;
-    sc_core::sc_event taken;
+    std::vector<sc_core::sc_event*> idle;  ///< finishers waiting for a job, each on its own event
   };
   Cycles complete(const GmemRequest& r) override;
   /// The copy or store job of a FlashAttention request.
