@@ -190,7 +190,15 @@ void L2Timing::row_lines(L2AddressMap::Cursor& c, std::uint64_t first, std::uint
 void L2Timing::flush(const std::uint32_t n) {
   const bool write = cur_.write;
   std::uint64_t sector_hits = 0, misses = 0, sector_misses = 0;
+  // A line with sectors in flight (pending) reads its way's fetch id (merge_pending), which
+  // lives apart from the set's block: a cache miss of its own unless asked for ahead. Sets
+  // with pending bits have their words prefetched kWordLead lines before their lookup.
+  const std::uint32_t lead = std::min(kWordLead, batched_);
+  for (std::uint32_t i = 0; i < lead; ++i)
+    if (tags_.any_pending(batch_[i].set)) tags_.prefetch_words(batch_[i].set);
   for (std::uint32_t i = 0; i < n; ++i) {
+    if (i + kWordLead < batched_ && tags_.any_pending(batch_[i + kWordLead].set))
+      tags_.prefetch_words(batch_[i + kWordLead].set);
     const LineRef& l = batch_[i];
     const auto mask = static_cast<std::uint8_t>(l.sectors);
     const auto full = static_cast<std::uint8_t>(l.sectors >> 8);

@@ -76,6 +76,8 @@ class L2Timing {
   // Lines are located and their set blocks prefetched kBatch to 2 x kBatch lines ahead of
   // their lookup: when 2 x kBatch wait, the oldest kBatch are looked up.
   static constexpr std::uint32_t kBatch = 32;
+  // Lines between the prefetch of a set's spare words and its lookup (see flush()).
+  static constexpr std::uint32_t kWordLead = 8;
   static constexpr std::uint32_t kMaxSectors = 8;
   struct Run {
     std::uint64_t addr, bytes;
