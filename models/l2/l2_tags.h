@@ -114,22 +114,9 @@ class L2Tags {
   std::uint32_t& word(std::uint32_t set, std::uint32_t way) {
     return words_[std::uint64_t{set} * ways_ + way];
   }
-  /// Whether any way of `set` has pending() bits (its block should be in the cache already).
-  bool any_pending(std::uint32_t set) const {
-    const std::uint8_t* p = bytes(block(set)) + valid_ + 2 * ways_;
-    if (ways_ == 16) {
-      std::uint64_t lo, hi;
-      std::memcpy(&lo, p, sizeof lo);
-      std::memcpy(&hi, p + 8, sizeof hi);
-      return (lo | hi) != 0;
-    }
-    std::uint8_t any = 0;
-    for (std::uint32_t w = 0; w < ways_; ++w) any |= p[w];
-    return any != 0;
-  }
-  /// Asks the memory system for `set`'s spare words ahead of their use (the first cache line).
-  void prefetch_words(std::uint32_t set) const {
-    __builtin_prefetch(words_.data() + std::uint64_t{set} * ways_);
+  /// Asks the memory system for word(set, way) ahead of its use.
+  void prefetch_word(std::uint32_t set, std::uint32_t way) const {
+    __builtin_prefetch(words_.data() + std::uint64_t{set} * ways_ + way, 1);
   }
   /// Asks the memory system for `set`'s block ahead of its access: its first two cache lines
   /// (16 ways: all of it), no loop.

@@ -190,15 +190,18 @@ void L2Timing::row_lines(L2AddressMap::Cursor& c, std::uint64_t first, std::uint
 void L2Timing::flush(const std::uint32_t n) {
   const bool write = cur_.write;
   std::uint64_t sector_hits = 0, misses = 0, sector_misses = 0;
-  // A line with sectors in flight (pending) reads its way's fetch id (merge_pending), which
-  // lives apart from the set's block: a cache miss of its own unless asked for ahead. Sets
-  // with pending bits have their words prefetched kWordLead lines before their lookup.
-  const std::uint32_t lead = std::min(kWordLead, batched_);
-  for (std::uint32_t i = 0; i < lead; ++i)
-    if (tags_.any_pending(batch_[i].set)) tags_.prefetch_words(batch_[i].set);
+  // A hit that only merges (sectors in flight, nothing to fetch) reads its way's fetch id,
+  // which lives apart from the set's block: a cache miss of its own. Such merges wait here,
+  // their words prefetched, and run before the next line that fetches or misses (the only
+  // events that write fetch ids or open the access's fetch group) or at the end of the batch:
+  // the same merges in the same order relative to every fetch, so the same outcome.
+  std::uint32_t merges = 0;
+  const auto run_merges = [&] {
+    for (std::uint32_t k = 0; k < merges; ++k)
+      merge_pending(merges_[k].set, merges_[k].way, merges_[k].pend, merges_[k].far);
+    merges = 0;
+  };
   for (std::uint32_t i = 0; i < n; ++i) {
-    if (i + kWordLead < batched_ && tags_.any_pending(batch_[i + kWordLead].set))
-      tags_.prefetch_words(batch_[i + kWordLead].set);
     const LineRef& l = batch_[i];
     const auto mask = static_cast<std::uint8_t>(l.sectors);
     const auto full = static_cast<std::uint8_t>(l.sectors >> 8);
@@ -212,13 +215,21 @@ void L2Timing::flush(const std::uint32_t n) {
       sector_hits += static_cast<std::uint64_t>(popcount(hit));
       sector_misses += hit != mask;  // present, some touched sector not valid
       const auto pend = static_cast<std::uint8_t>(h.pending & need & ~h.missing);
-      if (h.missing || pend) events(l, h.way, h.missing, pend, L2Tags::kEmpty, 0);
+      if (h.missing) {
+        run_merges();
+        events(l, h.way, h.missing, pend, L2Tags::kEmpty, 0);
+      } else if (pend) {
+        tags_.prefetch_word(l.set, h.way);
+        merges_[merges++] = {l.set, h.way, pend, partition_[l.set >> set_bits_] != cur_.partition};
+      }
     } else {
+      run_merges();
       const L2LineOutcome o = tags_.access(l.set, l.tag, mask, write, full);
       ++misses;
       events(l, o.way, o.missing, 0, o.evicted ? o.victim : L2Tags::kEmpty, o.victim_dirty);
     }
   }
+  run_merges();
   const std::uint32_t partition = cur_.partition;
   const double now = cur_.now;
   double done = cur_.done;

@@ -76,9 +76,12 @@ class L2Timing {
   // Lines are located and their set blocks prefetched kBatch to 2 x kBatch lines ahead of
   // their lookup: when 2 x kBatch wait, the oldest kBatch are looked up.
   static constexpr std::uint32_t kBatch = 32;
-  // Lines between the prefetch of a set's spare words and its lookup (see flush()).
-  static constexpr std::uint32_t kWordLead = 8;
   static constexpr std::uint32_t kMaxSectors = 8;
+  struct Merge {  // a hit's merge into an earlier fetch, waiting for its fetch id (flush())
+    std::uint32_t set, way;
+    std::uint8_t pend;
+    bool far;
+  };
   struct Run {
     std::uint64_t addr, bytes;
   };
@@ -132,6 +135,7 @@ class L2Timing {
   L2AddressMap map_;
   std::array<LineRef, 2 * kBatch> batch_{};
   std::uint32_t batched_ = 0;
+  std::array<Merge, 2 * kBatch> merges_{};
   L2Tags tags_;
   std::uint32_t sectors_, sets_, set_bits_, line_bits_, sector_bits_;
   std::uint8_t all_sectors_;
