@@ -39,13 +39,15 @@ void L2Module::wait_for(const sc_core::sc_event& e) {
 }
 
 void L2Module::set_partition(std::uint16_t requester, std::uint32_t partition) {
-  SYSTOLE_ASSERT(!requesters_.count(requester), "L2: set a requester's partition before its use");
+  SYSTOLE_ASSERT(requester >= requesters_.size() || !requesters_[requester],
+                 "L2: set a requester's partition before its use");
   SYSTOLE_ASSERT(partition < static_cast<std::uint32_t>(model_.config().partitions),
                  "L2: no such partition");
   partition_of_[requester] = partition;
 }
 
 L2Module::Requester& L2Module::requester(std::uint16_t id) {
+  if (id >= requesters_.size()) requesters_.resize(std::size_t{id} + 1);
   auto& r = requesters_[id];
   if (!r) {
     r = std::make_unique<Requester>();
@@ -75,7 +77,8 @@ std::uint64_t L2Module::try_begin(const MemoryTransfer& t) {
   const L2Access a = model_.access(r.port, t.desc, t.write, now);
   push(fetches_, model_.fetches(), false, down_id_);
   push(writebacks_, model_.writebacks(), true, static_cast<std::uint16_t>(down_id_ + 1));
-  open_[a.id] = {&r, a.settled, a.done_ps};
+  SYSTOLE_ASSERT(a.id == open_first_ + open_.size(), "L2: access ids count up from 1");
+  open_.push_back({&r, a.settled, a.done_ps, false});
   if (a.settled) {
     r.done.push(a.done_ps);
     ends_.push(a.done_ps);
@@ -126,7 +129,7 @@ void L2Module::retire(Stream& s, bool fetches) {
 
 void L2Module::settle(const std::vector<L2Settled>& done) {
   for (const L2Settled& d : done) {
-    Open& o = open_.at(d.id);
+    Open& o = open(d.id);
     o.settled = true;
     o.done_ps = d.done_ps;
     Requester& r = *o.requester;
@@ -139,15 +142,26 @@ void L2Module::settle(const std::vector<L2Settled>& done) {
 }
 
 const sc_core::sc_event& L2Module::retry_event(std::uint16_t requester) const {
-  const auto it = requesters_.find(requester);
-  return it == requesters_.end() ? never_ : it->second->retry;
+  return requester < requesters_.size() && requesters_[requester] ? requesters_[requester]->retry
+                                                                  : never_;
+}
+
+L2Module::Open& L2Module::open(std::uint64_t h) {
+  SYSTOLE_ASSERT(
+      h >= open_first_ && h - open_first_ < open_.size() && !open_[h - open_first_].finished,
+      "L2: an unknown transfer");
+  return open_[h - open_first_];
 }
 
 sc_core::sc_time L2Module::finish(std::uint64_t h) {
-  SYSTOLE_ASSERT(open_.count(h), "L2 finish() of an unknown transfer");
-  while (!open_.at(h).settled) wait_for(open_.at(h).requester->settled);
-  const double done = open_.at(h).done_ps;
-  open_.erase(h);
+  while (!open(h).settled) wait_for(open(h).requester->settled);
+  Open& o = open(h);
+  const double done = o.done_ps;
+  o.finished = true;
+  while (!open_.empty() && open_.front().finished) {
+    open_.pop_front();
+    ++open_first_;
+  }
   const sc_core::sc_time left = until(done);
   if (left > sc_core::SC_ZERO_TIME) {
     ++waits_;

@@ -18,7 +18,6 @@
 #include <map>
 #include <memory>
 #include <queue>
-#include <unordered_map>
 #include <vector>
 
 #include "models/common/memory_if.h"
@@ -63,6 +62,7 @@ class L2Module : public sc_core::sc_module, public MemoryIf {
     Requester* requester;
     bool settled;
     double done_ps;
+    bool finished;  // finish() has returned: its place may go
   };
   /// Downstream transfers of one kind, issued and finished in order by two threads.
   struct Stream {
@@ -87,8 +87,14 @@ class L2Module : public sc_core::sc_module, public MemoryIf {
   std::uint16_t down_id_;
   std::uint32_t window_;  // the fetch stream's outstanding lines (MSHRs)
   std::map<std::uint16_t, std::uint32_t> partition_of_;
-  std::map<std::uint16_t, std::unique_ptr<Requester>> requesters_;
-  std::unordered_map<std::uint64_t, Open> open_;
+  /// The open transfer `h` (accepted, finish() not returned).
+  Open& open(std::uint64_t h);
+
+  std::vector<std::unique_ptr<Requester>> requesters_;  // by requester id
+  // Transfers by handle from open_first_: access ids count up from 1 in acceptance order, so
+  // a queue replaces a hash map; finished ones leave from its front.
+  std::deque<Open> open_;
+  std::uint64_t open_first_ = 1;
   Stream fetches_, writebacks_;
   sc_core::sc_event never_;
   std::uint64_t refusals_ = 0, waits_ = 0;
