@@ -36,9 +36,14 @@ constexpr Candidate kAmpere[] = {
 // (GenerateSM90_TensorOp_16b_WGMMA_gemm and the fp8 variant): 64x128, 64x256 with one consumer
 // warpgroup (ping-pong), 128x128, 128x256, 256x128, 128x64 with two (cooperative), 128 B of
 // each row per k-tile (bk 64 for 16-bit types, 128 for fp8).
-constexpr Candidate kHopper[] = {{128, 128, 2, 1, 128}, {128, 256, 2, 1, 128},
-                                 {256, 128, 2, 1, 128}, {64, 128, 1, 1, 128},
-                                 {64, 256, 1, 1, 128},  {128, 64, 2, 1, 128}};
+// Plus the cooperative tiles cuBLAS 13.0's nvjet kernels ran on our H100 and H200
+// (tests/validation/gpu/data, `kernels` column: 320x128, 192x192 and 160x192 in cuBLAS's
+// column-major orientation, i.e. 128x320, 192x192, 192x160 here), each with two consumer
+// warpgroups side by side along N (each warpgroup's rows whole m64 wgmmas, N <= 256).
+constexpr Candidate kHopper[] = {
+    {128, 128, 2, 1, 128}, {128, 256, 2, 1, 128}, {256, 128, 2, 1, 128}, {64, 128, 1, 1, 128},
+    {64, 256, 1, 1, 128},  {128, 64, 2, 1, 128},  {128, 320, 1, 2, 128}, {192, 192, 1, 2, 128},
+    {192, 160, 1, 2, 128}};
 
 /// Ampere multistage kernels of CUTLASS use 3 to 5 stages for these tiles (generator.py above).
 constexpr std::int64_t kAmpereMinStages = 3, kAmpereMaxStages = 5;
@@ -88,10 +93,20 @@ std::vector<Shape> shapes(const models::GpuDeviceConfig& d, TcType type, std::in
   const bool hopper = sm.arch == GpuArch::kHopper;
   const std::int64_t e = models::tc_type_bytes(type);
   std::vector<Shape> out;
-  const auto* begin = hopper ? std::begin(kHopper) : std::begin(kAmpere);
-  const auto* end = hopper ? std::end(kHopper) : std::end(kAmpere);
-  for (const auto* c = begin; c != end; ++c) {
+  std::vector<Candidate> list(hopper ? std::begin(kHopper) : std::begin(kAmpere),
+                              hopper ? std::end(kHopper) : std::end(kAmpere));
+  // A CTA named in full (tile and warp grid: a vendor kernel) runs even when it is not built in.
+  if (o.tile_m > 0 && o.tile_n > 0 && o.warps_m > 0 && o.warps_n > 0) {
+    const bool known = std::any_of(list.begin(), list.end(), [&](const Candidate& c) {
+      return c.bm == o.tile_m && c.bn == o.tile_n && c.warps_m == o.warps_m &&
+             c.warps_n == o.warps_n;
+    });
+    if (!known) list.push_back({o.tile_m, o.tile_n, o.warps_m, o.warps_n, hopper ? 128 : 64});
+  }
+  for (const Candidate* c = list.data(); c != list.data() + list.size(); ++c) {
     if ((o.tile_m > 0 && c->bm != o.tile_m) || (o.tile_n > 0 && c->bn != o.tile_n)) continue;
+    if ((o.warps_m > 0 && c->warps_m != o.warps_m) || (o.warps_n > 0 && c->warps_n != o.warps_n))
+      continue;
     GemmCtaTile t;
     t.bm = c->bm;
     t.bn = c->bn;
@@ -106,8 +121,12 @@ std::vector<Shape> shapes(const models::GpuDeviceConfig& d, TcType type, std::in
     const auto smem_block = static_cast<std::int64_t>(sm.smem_per_block.value());
     const std::int64_t fit = smem_block / stage_bytes;
     // Hopper: CUTLASS 3's StageCountAuto fills the block's shared memory; Ampere: 3..5 stages.
-    const std::int64_t lo = hopper ? fit : kAmpereMinStages;
-    const std::int64_t hi = hopper ? fit : std::min(fit, kAmpereMaxStages);
+    std::int64_t lo = hopper ? fit : kAmpereMinStages;
+    std::int64_t hi = hopper ? fit : std::min(fit, kAmpereMaxStages);
+    if (o.stages > 0) {  // a fixed stage count (a named kernel's), if the block holds it
+      lo = o.stages;
+      hi = std::min(fit, o.stages);
+    }
     for (std::int64_t st = std::max<std::int64_t>(lo, 2); st <= hi; ++st) {
       t.stages = st;
       t.regs_per_thread = 32;  // provisional: the shape's counts do not depend on it
@@ -145,6 +164,7 @@ struct Problem {
   double latency = 0;             ///< cycles from a copy's issue to its data (L2 miss, average)
   double l2_cap = 0;              ///< bytes of L2 one datum may occupy (one partition's share)
   double launch = 0;              ///< launch overhead in cycles
+  double port_bandwidth = 0;      ///< bytes per clock of one SM's L2 port
   std::int64_t sms = 0;
 };
 
@@ -195,7 +215,12 @@ void estimate(const models::GpuDeviceConfig& d, const Problem& p, Choice& c) {
   const double kt_cycles = static_cast<double>(t.bm * t.bn * t.bk) / p.rate;
   c.hide = std::min(1.0, static_cast<double>(ctas * (t.stages - 1)) * kt_cycles / p.latency);
   const double step_cycles = static_cast<double>(t.bm * t.bn * s.ms.k_instr) / p.rate;
-  const double per_step = step_cycles / (s.eff * c.hide);
+  // Each k-step's A and B rows cross the SM's own L2 port (l2.port_bandwidth bytes per clock;
+  // the device models no TMA multicast, so a cluster does not lighten it): a 128x128 bf16 tile
+  // needs 64 B/clk at H100's tensor rate, a 256x128 tile 48.
+  const double port_step =
+      static_cast<double>((t.bm + t.bn) * s.ms.k_instr * p.e) / p.port_bandwidth;
+  const double per_step = std::max(step_cycles / (s.eff * c.hide), port_step);
   const double epilogue = static_cast<double>(t.bm * t.bn * (c.split > 1 ? 4 : p.out_e)) /
                           static_cast<double>(d.l2.port_bandwidth);
   double partial_bytes = 0;
@@ -248,6 +273,7 @@ Problem problem(const models::GpuDeviceConfig& d, const Layer& layer, TcType typ
               d.cycles(d.hbm.latency);
   p.l2_cap = static_cast<double>(d.l2.capacity.value()) / static_cast<double>(d.l2.partitions);
   p.launch = d.cycles(d.launch_overhead);
+  p.port_bandwidth = static_cast<double>(d.l2.port_bandwidth);
   p.sms = d.sms;
   return p;
 }

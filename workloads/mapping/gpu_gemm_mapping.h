@@ -26,6 +26,12 @@ struct GpuMappingOptions {
   std::int64_t tile_m = 0;        ///< > 0: only CTA tiles of this many rows
   std::int64_t tile_n = 0;        ///< > 0: only CTA tiles of this many columns
   std::int64_t cluster_m = 0;     ///< > 0: thread-block clusters of this many CTAs along M
+  std::int64_t stages = 0;        ///< > 0: only this many pipeline stages
+  /// > 0 (both): only warp (mma.sync) or consumer-warpgroup (wgmma) grids of warps_m x warps_n;
+  /// with tile_m and tile_n also set, that CTA configuration is run even when it is not one of
+  /// the built-in candidates (a named vendor kernel, e.g. cuBLAS's 128x320 cooperative tile).
+  std::int64_t warps_m = 0;
+  std::int64_t warps_n = 0;
   /// Attention layers: one FlashAttention kernel, or unfused (QK^T GEMM, softmax, PV GEMM).
   enum class Attention { kFlash, kUnfused };
   Attention attention = Attention::kFlash;

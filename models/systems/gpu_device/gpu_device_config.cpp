@@ -28,6 +28,12 @@ void validate(const GpuDeviceConfig& c, const config::Node& n, const std::string
                      format_quantity(c.l2.clock.value(), Dimension::kFrequency),
                      format_quantity(c.gpu_sm.clock.value(), Dimension::kFrequency),
                      format_quantity(c.gpu_sm.clock.value(), Dimension::kFrequency)));
+  if (c.boost_clock.value() > 0 && c.boost_clock.value() < c.gpu_sm.clock.value() * 0.25)
+    fail(n, p, "boost_clock",
+         fmt::format("boost_clock {} is below a quarter of gpu_sm.clock {}: give the GPU's "
+                     "highest clock (H100 SXM 1980 MHz) or 0 to turn the power model off",
+                     format_quantity(c.boost_clock.value(), Dimension::kFrequency),
+                     format_quantity(c.gpu_sm.clock.value(), Dimension::kFrequency)));
   if (c.gpu_sm.tc_fp16_fma == 0 && c.gpu_sm.tc_bf16_fma == 0)
     fail(n, p, "gpu_sm.tc_bf16_fma",
          "the SM has neither an fp16 nor a bf16 tensor path: a GEMM device needs one "
@@ -70,7 +76,21 @@ const config::SchemaOf<GpuDeviceConfig>& GpuDeviceConfig::schema() {
               "ASSUMPTION (0.5-3 us): idle time between back-to-back kernels of one stream "
               "(NVIDIA blog 'Getting Started with CUDA Graphs': ~1 us per short kernel, V100)")
         .real("tdp_watts", &GpuDeviceConfig::tdp_watts, 400.0, 1.0, 10000.0,
-              "board power limit (A100 SXM4 400 W, H100 SXM5 700 W: NVIDIA datasheets)", "W");
+              "board power limit (A100 SXM4 400 W, H100 SXM5 700 W: NVIDIA datasheets)", "W")
+        .frequency("boost_clock", &GpuDeviceConfig::boost_clock, std::string("0Hz"), Hz(0),
+                   Hz(1e10),
+                   "highest SM clock; > 0 runs each program at the highest clock <= this whose "
+                   "board power (static + MAC and HBM-byte energy at their rates) is <= "
+                   "tdp_watts, dynamic energy scaling with V^2 and V with f (gpu_power.h); 0: the "
+                   "SMs run at gpu_sm.clock")
+        .real("static_watts", &GpuDeviceConfig::static_watts, 0.0, 0.0, 10000.0,
+              "power model: board power without tensor or HBM traffic at the running clock", "W")
+        .real("mac_energy_pj", &GpuDeviceConfig::mac_energy_pj, 0.0, 0.0, 1000.0,
+              "power model: energy of one 16-bit tensor MAC at boost_clock (fp8/int8 half, tf32 "
+              "twice)",
+              "pJ")
+        .real("hbm_byte_energy_pj", &GpuDeviceConfig::hbm_byte_energy_pj, 0.0, 0.0, 1000.0,
+              "power model: energy of one byte read from or written to HBM", "pJ");
     b.check(validate);
     return b;
   }();

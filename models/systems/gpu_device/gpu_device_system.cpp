@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "models/systems/gpu_device/gpu_device_module.h"
+#include "models/systems/gpu_device/gpu_power.h"
 
 namespace systole::models {
 
@@ -27,6 +28,15 @@ const config::SchemaOf<workloads::GpuMappingOptions>& gpu_mapping_schema() {
                  "Hopper: CTAs per thread-block cluster along M, which must divide the grid's "
                  "tile rows (0: the mapper chooses, 2 when the grid has two rows or more)",
                  "")
+        .integer("stages", &O::stages, 0, 0, 16,
+                 "only kernels with this many pipeline stages (0: the mapper chooses)", "")
+        .integer("warps_m", &O::warps_m, 0, 0, 8,
+                 "only warp grids (Ampere) or consumer-warpgroup grids (Hopper) with this many "
+                 "along M; with warps_n, tile_m and tile_n set, that CTA runs even when it is not a "
+                 "built-in candidate (0: any)",
+                 "")
+        .integer("warps_n", &O::warps_n, 0, 0, 8,
+                 "only warp or consumer-warpgroup grids with this many along N (0: any)", "")
         .choice("attention", &O::attention,
                 {{"flash", O::Attention::kFlash}, {"unfused", O::Attention::kUnfused}}, "flash",
                 "attention layers as one FlashAttention kernel, or unfused (QK^T GEMM, softmax "
@@ -135,6 +145,40 @@ stats::Record layer_record(const GpuDeviceConfig& d, const workloads::GpuLayerPl
   return r;
 }
 
+/// What the power model sees of a program: each kernel's MACs, SM-bound cycles (the mapper's
+/// estimate), HBM bytes (the mapper's; compulsory bytes for streaming and attention kernels) and
+/// fixed costs, `repeat` times for repeated layers.
+std::vector<KernelLoad> kernel_loads(const GpuDeviceConfig& d, const workloads::GpuProgram& p) {
+  std::vector<KernelLoad> out;
+  const double fixed = (d.cycles(d.launch_overhead) + d.cycles(d.inter_kernel_gap)) /
+                       d.gpu_sm.clock.value();
+  for (const auto& lp : p.layers) {
+    const auto rep = static_cast<double>(lp.layer.repeat);
+    for (size_t k : lp.kernels) {
+      const auto& kern = p.kernels[k];
+      KernelLoad l;
+      l.fixed_seconds = fixed;
+      l.hbm_bytes = static_cast<double>(kern.compulsory_bytes);
+      if (kern.kind == workloads::GpuKernel::Kind::kGemm) {
+        const auto& g = kern.gemm;
+        l.macs = static_cast<double>(g.bounds.macs) * mac_energy_weight(g.tile.in_type);
+        l.sm_cycles = g.compute_cycles;
+        l.hbm_bytes = static_cast<double>(g.hbm_bytes);
+      } else if (kern.kind == workloads::GpuKernel::Kind::kAttention) {
+        const double macs = static_cast<double>(kern.flops) / 2;
+        l.macs = macs;
+        l.sm_cycles = macs / static_cast<double>(d.sms * d.gpu_sm.tc_bf16_fma);
+      }
+      l.macs *= rep;
+      l.sm_cycles *= rep;
+      l.hbm_bytes *= rep;
+      l.fixed_seconds *= rep;
+      out.push_back(l);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 const config::SchemaOf<GpuSystemConfig>& GpuSystemConfig::schema() {
@@ -159,8 +203,16 @@ std::string GpuDeviceSystem::plan(const workloads::Workload& w) const {
 }
 
 stats::PointResult GpuDeviceSystem::run(const workloads::Workload& w, const RunOptions&) {
-  const GpuDeviceConfig& d = cfg_.device;
-  const workloads::GpuProgram prog = compile(w);
+  // Under a power cap the board settles at the clock its power allows (gpu_power.h); the
+  // program is compiled again at that clock (latencies in cycles change the mapper's choice).
+  GpuDeviceConfig d = cfg_.device;
+  workloads::GpuProgram prog = compile(w);
+  if (d.boost_clock.value() > 0) {
+    const Hz f(power_limited_clock(d, kernel_loads(d, prog)));
+    d.gpu_sm.clock = f;
+    d.l2.clock = f;
+    prog = workloads::compile_gpu(d, w.layers, cfg_.mapping);
+  }
   GpuDeviceModule top("gpu0", d);
   const std::vector<GpuKernelRun> runs = top.run(prog.kernels);
 
@@ -179,6 +231,8 @@ stats::PointResult GpuDeviceSystem::run(const workloads::Workload& w, const RunO
   const double seconds = total / d.gpu_sm.clock.value();
   res.metrics.i("total_cycles", "cycles", "simulated SM cycles of all layers", u(total))
       .f("time", "s", "simulated time", seconds)
+      .f("sm_clock", "Hz", "the SM clock the program ran at (power-limited when boost_clock > 0)",
+         d.gpu_sm.clock.value())
       .f("mac_utilization", "", "MAC-weighted tensor utilisation: compute bound / cycles",
          total > 0 ? peak_weighted / total : 0)
       .f("achieved_flops", "FLOP/s", "2 x useful MACs / simulated time",
