@@ -41,9 +41,9 @@ constexpr Candidate kAmpere[] = {
 // column-major orientation, i.e. 128x320, 192x192, 192x160 here), each with two consumer
 // warpgroups side by side along N (each warpgroup's rows whole m64 wgmmas, N <= 256).
 constexpr Candidate kHopper[] = {
-    {128, 128, 2, 1, 128}, {128, 256, 2, 1, 128}, {256, 128, 2, 1, 128}, {64, 128, 1, 1, 128},
-    {64, 256, 1, 1, 128},  {128, 64, 2, 1, 128},  {128, 320, 1, 2, 128}, {192, 192, 1, 2, 128},
-    {192, 160, 1, 2, 128}};
+    {128, 128, 2, 1, 128}, {128, 256, 2, 1, 128}, {256, 128, 2, 1, 128},
+    {64, 128, 1, 1, 128},  {64, 256, 1, 1, 128},  {128, 64, 2, 1, 128},
+    {128, 320, 1, 2, 128}, {192, 192, 1, 2, 128}, {192, 160, 1, 2, 128}};
 
 /// Ampere multistage kernels of CUTLASS use 3 to 5 stages for these tiles (generator.py above).
 constexpr std::int64_t kAmpereMinStages = 3, kAmpereMaxStages = 5;

@@ -25,8 +25,8 @@ struct GpuDeviceConfig {
   /// Power-limited clock (gpu_power.h): the highest SM clock <= boost_clock whose board power
   /// stays <= tdp_watts; 0 turns it off (the SMs run at gpu_sm.clock).
   Hz boost_clock{0};
-  double static_watts = 0;     ///< board power with the SMs clocked but idle of tensor work
-  double mac_energy_pj = 0;    ///< energy of one 16-bit tensor MAC at boost_clock (pJ)
+  double static_watts = 0;        ///< board power with the SMs clocked but idle of tensor work
+  double mac_energy_pj = 0;       ///< energy of one 16-bit tensor MAC at boost_clock (pJ)
   double hbm_byte_energy_pj = 0;  ///< energy of one byte moved to or from HBM (pJ)
 
   static const config::SchemaOf<GpuDeviceConfig>& schema();

@@ -30,11 +30,12 @@ const config::SchemaOf<workloads::GpuMappingOptions>& gpu_mapping_schema() {
                  "")
         .integer("stages", &O::stages, 0, 0, 16,
                  "only kernels with this many pipeline stages (0: the mapper chooses)", "")
-        .integer("warps_m", &O::warps_m, 0, 0, 8,
-                 "only warp grids (Ampere) or consumer-warpgroup grids (Hopper) with this many "
-                 "along M; with warps_n, tile_m and tile_n set, that CTA runs even when it is not a "
-                 "built-in candidate (0: any)",
-                 "")
+        .integer(
+            "warps_m", &O::warps_m, 0, 0, 8,
+            "only warp grids (Ampere) or consumer-warpgroup grids (Hopper) with this many "
+            "along M; with warps_n, tile_m and tile_n set, that CTA runs even when it is not a "
+            "built-in candidate (0: any)",
+            "")
         .integer("warps_n", &O::warps_n, 0, 0, 8,
                  "only warp or consumer-warpgroup grids with this many along N (0: any)", "")
         .choice("attention", &O::attention,
@@ -150,8 +151,8 @@ stats::Record layer_record(const GpuDeviceConfig& d, const workloads::GpuLayerPl
 /// fixed costs, `repeat` times for repeated layers.
 std::vector<KernelLoad> kernel_loads(const GpuDeviceConfig& d, const workloads::GpuProgram& p) {
   std::vector<KernelLoad> out;
-  const double fixed = (d.cycles(d.launch_overhead) + d.cycles(d.inter_kernel_gap)) /
-                       d.gpu_sm.clock.value();
+  const double fixed =
+      (d.cycles(d.launch_overhead) + d.cycles(d.inter_kernel_gap)) / d.gpu_sm.clock.value();
   for (const auto& lp : p.layers) {
     const auto rep = static_cast<double>(lp.layer.repeat);
     for (size_t k : lp.kernels) {

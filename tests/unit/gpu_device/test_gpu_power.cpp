@@ -70,7 +70,7 @@ TEST_CASE("H100 preset: its calibration workload lands at the measured power and
   KernelLoad l;
   const double macs = 8192.0 * 8192 * 8192;
   l.macs = macs;
-  l.hbm_bytes = 3 * 8192.0 * 8192 * 2;  // compulsory
+  l.hbm_bytes = 3 * 8192.0 * 8192 * 2;     // compulsory
   l.sm_cycles = macs / 338.5e12 * 1425e6;  // 338.5 T MAC/s at 1425 MHz
   CHECK(models::board_power(d, {l}, 1425e6) == Approx(685.8).epsilon(0.01));
   CHECK(models::power_limited_clock(d, {l}) == Approx(1425e6).margin(30e6));

@@ -12,12 +12,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -42,7 +45,9 @@ struct Point {
 /// Simulated TFLOP/s of every point of the experiment at `path` (one GEMM layer per point).
 std::map<std::string, double> simulate_path(const std::string& path) {
   test::TempDir dir;
-  const auto r = test::simrun(path + " -o out.h5 -q -j 2", dir);
+  // Two points at a time (the development VM's two cores); SYSTOLE_SIM_JOBS on a larger host.
+  const char* jobs = std::getenv("SYSTOLE_SIM_JOBS");
+  const auto r = test::simrun(path + " -o out.h5 -q -j " + (jobs ? jobs : "2"), dir);
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   std::map<std::string, double> out;
@@ -130,9 +135,9 @@ const std::vector<Point>& table() {
 
 /// The cuBLAS kernel a torch row ran (the first run that names one).
 std::optional<test::gpu::CublasKernel> measured_kernel(const std::vector<std::string>& runs,
-                                                        const std::string& name,
-                                                        const std::string& dtype,
-                                                        const std::string& shape) {
+                                                       const std::string& name,
+                                                       const std::string& dtype,
+                                                       const std::string& shape) {
   for (const auto& run : runs)
     for (const auto& row : test::gpu::load_rows(run))
       if (row.group == "gemm" && row.name == name && row.dtype == dtype && row.shape == shape)
@@ -143,8 +148,8 @@ std::optional<test::gpu::CublasKernel> measured_kernel(const std::vector<std::st
 /// One point of the "cuBLAS's kernel" view: the device told to run the kernel cuBLAS ran.
 struct KernelPoint {
   Point point;
-  std::string kernel;  ///< the nvjet name
-  std::string device;  ///< what the device ran ("128x320/3 wg1x2"), or why nothing ran
+  std::string kernel;                             ///< the nvjet name
+  std::optional<test::gpu::DeviceKernel> device;  ///< what the device ran (none: not run)
 };
 
 /// The points of one GPU's experiment re-run with each point's cuBLAS kernel (tile, consumer
@@ -155,7 +160,6 @@ void add_kernel_points(std::vector<KernelPoint>& pts, const std::string& gpu,
                        const std::string& dtype, const std::vector<std::string>& shapes,
                        bool held_out) {
   std::vector<KernelPoint> mine;
-  std::vector<test::gpu::DeviceKernel> kernels;
   for (const auto& shape : shapes) {
     KernelPoint kp;
     kp.point.gpu = gpu;
@@ -164,128 +168,57 @@ void add_kernel_points(std::vector<KernelPoint>& pts, const std::string& gpu,
     REQUIRE(std::sscanf(shape.c_str(), "%ldx%ldx%ld", &kp.point.m, &kp.point.n, &kp.point.k) == 3);
     kp.point.measured_tflops = measured(runs, name, dtype, shape);
     const auto k = measured_kernel(runs, name, dtype, shape);
-    const auto d = k ? test::gpu::device_kernel(*k) : std::nullopt;
     kp.kernel = k ? k->name : "(no nvjet kernel named)";
-    kp.device = d ? d->text() : "not run";
-    if (d) kernels.push_back(*d);
+    if (k) kp.device = test::gpu::device_kernel(*k);
     mine.push_back(kp);
   }
-  if (!kernels.empty()) {
-    test::TempDir dir;
-    const std::string yaml = dir.file("kernels.yaml");
-    std::ofstream f(yaml);
-    auto list = [&](auto get) {
-      std::string s;
-      for (const auto& kp : mine)
-        if (kp.device != "not run") s += (s.empty() ? "" : ", ") + std::to_string(get(kp));
-      return "[" + s + "]";
-    };
-    size_t i = 0;
-    std::vector<test::gpu::DeviceKernel> by_point(mine.size());
-    for (size_t j = 0; j < mine.size(); ++j)
-      if (mine[j].device != "not run") by_point[j] = kernels[i++];
-    auto klist = [&](auto get) {
-      std::string s;
-      for (size_t j = 0; j < mine.size(); ++j)
-        if (mine[j].device != "not run")
-          s += (s.empty() ? "" : ", ") + std::to_string(get(by_point[j]));
-      return "[" + s + "]";
-    };
-    f << "name: gpu-gemm-cublas-kernels\nbase: " << test::source_dir() << "/configs/presets/"
-      << preset << "\nworkload:\n  name: gemm\n  params: {m: 1024, n: 1024, k: 1024}\n"
-      << "  layers:\n    - {name: gemm, m: m, n: n, k: k" << dtype_key << "}\nsweep:\n  zip:\n"
-      << "    - workload.params.m: " << list([](const KernelPoint& p) { return p.point.m; })
-      << "\n      workload.params.n: " << list([](const KernelPoint& p) { return p.point.n; })
-      << "\n      workload.params.k: " << list([](const KernelPoint& p) { return p.point.k; })
-      << "\n      system.mapping.tile_m: "
-      << klist([](const test::gpu::DeviceKernel& d) { return d.tile_m; })
-      << "\n      system.mapping.tile_n: "
-      << klist([](const test::gpu::DeviceKernel& d) { return d.tile_n; })
-      << "\n      system.mapping.warps_m: "
-      << klist([](const test::gpu::DeviceKernel& d) { return d.warps_m; })
-      << "\n      system.mapping.warps_n: "
-      << klist([](const test::gpu::DeviceKernel& d) { return d.warps_n; })
-      << "\n      system.mapping.stages: "
-      << klist([](const test::gpu::DeviceKernel& d) { return d.stages; }) << "\n";
-    f.close();
-    const auto sim = simulate_path(yaml);
-    for (auto& kp : mine)
-      if (kp.device != "not run") kp.point.simulated_tflops = sim.at(kp.point.shape());
+  // One sweep over the points that have a kernel: "[v1, v2, ...]" of one field each.
+  auto list = [&](auto get) {
+    std::string s;
+    for (const auto& kp : mine)
+      if (kp.device) s += (s.empty() ? "" : ", ") + std::to_string(get(kp));
+    return "[" + s + "]";
+  };
+  const bool any = std::any_of(mine.begin(), mine.end(), [](const auto& kp) { return kp.device; });
+  if (!any) {
+    pts.insert(pts.end(), mine.begin(), mine.end());
+    return;
   }
+  test::TempDir dir;
+  const std::string yaml = dir.file("kernels.yaml");
+  std::ofstream f(yaml);
+  f << "name: gpu-gemm-cublas-kernels\nbase: " << test::source_dir() << "/configs/presets/"
+    << preset << "\nworkload:\n  name: gemm\n  params: {m: 1024, n: 1024, k: 1024}\n"
+    << "  layers:\n    - {name: gemm, m: m, n: n, k: k" << dtype_key << "}\nsweep:\n  zip:\n"
+    << "    - workload.params.m: " << list([](const KernelPoint& p) { return p.point.m; })
+    << "\n      workload.params.n: " << list([](const KernelPoint& p) { return p.point.n; })
+    << "\n      workload.params.k: " << list([](const KernelPoint& p) { return p.point.k; })
+    << "\n      system.mapping.tile_m: "
+    << list([](const KernelPoint& p) { return p.device->tile_m; })
+    << "\n      system.mapping.tile_n: "
+    << list([](const KernelPoint& p) { return p.device->tile_n; })
+    << "\n      system.mapping.warps_m: "
+    << list([](const KernelPoint& p) { return p.device->warps_m; })
+    << "\n      system.mapping.warps_n: "
+    << list([](const KernelPoint& p) { return p.device->warps_n; })
+    << "\n      system.mapping.stages: "
+    << list([](const KernelPoint& p) { return p.device->stages; }) << "\n";
+  f.close();
+  const auto sim = simulate_path(yaml);
+  for (auto& kp : mine)
+    if (kp.device) kp.point.simulated_tflops = sim.at(kp.point.shape());
   pts.insert(pts.end(), mine.begin(), mine.end());
 }
 
-std::vector<std::string> shapes_of(const std::vector<Point>& pts, const std::string& gpu,
-                                   const std::string& dtype) {
-  std::vector<std::string> out;
-  for (const auto& p : pts)
-    if (p.gpu == gpu && p.dtype == dtype) out.push_back(p.shape());
-  return out;
-}
-
-// One test case (ctest runs each case in its own process: three would simulate the table
-// three times), three checks.
-TEST_CASE("GPU GEMMs through the device against measured hardware", "[validation][gpu][!mayfail]") {
+/// The three checks' sums over a table (held-out points apart).
+struct Summary {
   double sum = 0, held_sum = 0;
-  int n = 0, held_n = 0;
-  for (const auto& p : table()) {
+  int n = 0, held_n = 0, large_n = 0, large_out = 0;
+  void add(const Point& p) {
     if (p.held_out) {
       held_sum += std::abs(p.error());
       ++held_n;
-      continue;
-    }
-    sum += std::abs(p.error());
-    ++n;
-    if (!p.large()) continue;
-    INFO(p.gpu << " " << p.dtype << " " << p.shape() << ": measured " << p.measured_tflops
-               << " TF/s, simulated " << p.simulated_tflops);
-    CHECK(std::abs(p.error()) <= 0.05);  // GEMMs of 2048^3 and larger within 5%
-  }
-  REQUIRE(n > 0);
-  REQUIRE(held_n > 0);
-  INFO("mean |error| " << 100 * sum / n << "% over " << n << " points");
-  CHECK(sum / n <= 0.10);
-  INFO("held-out H200: mean |error| " << 100 * held_sum / held_n << "% over " << held_n
-                                      << " points");
-  CHECK(held_sum / held_n <= 0.10);
-}
-
-// The same points with the kernel cuBLAS ran (README "cuBLAS's kernel"): separates the tile
-// search's error from the device's. Hidden (it simulates the table a second time): run it with
-// validation_tests "[cublas_kernel]". The A100 points have no kernel names (published figures).
-TEST_CASE("GPU GEMMs through the device with cuBLAS's kernel against measured hardware",
-          "[.][cublas_kernel][validation][gpu][!mayfail]") {
-  const auto& ours = table();
-  std::vector<KernelPoint> pts;
-  add_kernel_points(pts, "H100 SXM", "h100_sxm5.yaml", "", {"h100_run1", "h100_run2"}, "mm",
-                    "bf16", shapes_of(ours, "H100 SXM", "bf16"), false);
-  add_kernel_points(pts, "H100 SXM", "h100_sxm5.yaml", ", dtype: fp8_e4m3", {"h100_run1"},
-                    "scaled_mm", "fp8e4m3", shapes_of(ours, "H100 SXM", "fp8e4m3"), false);
-  add_kernel_points(pts, "H200", "h200_sxm.yaml", "", {"h200_run1"}, "mm", "bf16",
-                    shapes_of(ours, "H200", "bf16"), true);
-  std::cout << "\nGPU GEMM validation with cuBLAS's kernel (TFLOP/s)\n| GPU | dtype | GEMM | cuBLAS "
-               "kernel | device ran | measured | our tile search | error | cuBLAS's kernel | "
-               "error |\n|---|---|---|---|---|---|---|---|---|---|\n";
-  double sum = 0, held_sum = 0;
-  int n = 0, held_n = 0, large_out = 0, large_n = 0;
-  for (const auto& kp : pts) {
-    const Point& p = kp.point;
-    double search_tf = 0;
-    for (const auto& o : ours)
-      if (o.gpu == p.gpu && o.dtype == p.dtype && o.shape() == p.shape())
-        search_tf = o.simulated_tflops;
-    const bool ran = p.simulated_tflops > 0;
-    std::cout << fmt::format(
-        "| {}{} | {} | {} | `{}` | {} | {:.1f} | {:.1f} | {:+.1f}% | {} | {} |\n", p.gpu,
-        p.held_out ? " (held out)" : "", p.dtype, p.shape(), kp.kernel, kp.device,
-        p.measured_tflops, search_tf, 100 * (search_tf / p.measured_tflops - 1),
-        ran ? fmt::format("{:.1f}", p.simulated_tflops) : "-",
-        ran ? fmt::format("{:+.1f}%", 100 * p.error()) : "-");
-    if (!ran) continue;
-    if (p.held_out) {
-      held_sum += std::abs(p.error());
-      ++held_n;
-      continue;
+      return;
     }
     sum += std::abs(p.error());
     ++n;
@@ -294,23 +227,94 @@ TEST_CASE("GPU GEMMs through the device with cuBLAS's kernel against measured ha
       if (std::abs(p.error()) > 0.05) ++large_out;
     }
   }
-  REQUIRE(n > 0);
-  REQUIRE(held_n > 0);
+};
+
+/// The "MxNxK" shapes an experiment file sweeps (its zip of workload.params.m, n and k).
+std::vector<std::string> sweep_shapes(const std::string& file) {
+  std::ifstream in(test::source_dir() + "/tests/validation/gpu/" + file);
+  std::map<char, std::vector<std::string>> lists;
+  for (std::string line; std::getline(in, line);) {
+    const auto at = line.find("workload.params.");
+    const auto open = line.find('['), close = line.find(']');
+    if (at == std::string::npos || open == std::string::npos || close == std::string::npos)
+      continue;
+    std::stringstream items(line.substr(open + 1, close - open - 1));
+    for (std::string v; std::getline(items, v, ',');)
+      lists[line[at + 16]].push_back(std::to_string(std::stol(v)));
+  }
+  REQUIRE(lists['m'].size() == lists['n'].size());
+  REQUIRE(lists['m'].size() == lists['k'].size());
+  std::vector<std::string> out;
+  for (size_t i = 0; i < lists['m'].size(); ++i)
+    out.push_back(lists['m'][i] + "x" + lists['n'][i] + "x" + lists['k'][i]);
+  return out;
+}
+
+// One test case (ctest runs each case in its own process: three would simulate the table
+// three times), three checks.
+TEST_CASE("GPU GEMMs through the device against measured hardware", "[validation][gpu][!mayfail]") {
+  Summary s;
+  for (const auto& p : table()) {
+    s.add(p);
+    if (p.held_out || !p.large()) continue;
+    INFO(p.gpu << " " << p.dtype << " " << p.shape() << ": measured " << p.measured_tflops
+               << " TF/s, simulated " << p.simulated_tflops);
+    CHECK(std::abs(p.error()) <= 0.05);  // GEMMs of 2048^3 and larger within 5%
+  }
+  REQUIRE(s.n > 0);
+  REQUIRE(s.held_n > 0);
+  INFO("mean |error| " << 100 * s.sum / s.n << "% over " << s.n << " points");
+  CHECK(s.sum / s.n <= 0.10);
+  INFO("held-out H200: mean |error| " << 100 * s.held_sum / s.held_n << "% over " << s.held_n
+                                      << " points");
+  CHECK(s.held_sum / s.held_n <= 0.10);
+}
+
+// The same points with the kernel cuBLAS ran (README "cuBLAS's kernel"): separates the tile
+// search's error from the device's (the main case prints the tile search's). Hidden (a second
+// set of simulations, ~as long as the main case): run it with
+// validation_tests "[cublas_kernel]". The A100 points have no kernel names (published figures).
+TEST_CASE("GPU GEMMs through the device with cuBLAS's kernel against measured hardware",
+          "[.][cublas_kernel][validation][gpu][!mayfail]") {
+  std::vector<KernelPoint> pts;
+  add_kernel_points(pts, "H100 SXM", "h100_sxm5.yaml", "", {"h100_run1", "h100_run2"}, "mm", "bf16",
+                    sweep_shapes("gemm_h100.yaml"), false);
+  add_kernel_points(pts, "H100 SXM", "h100_sxm5.yaml", ", dtype: fp8_e4m3", {"h100_run1"},
+                    "scaled_mm", "fp8e4m3", sweep_shapes("gemm_h100_fp8.yaml"), false);
+  add_kernel_points(pts, "H200", "h200_sxm.yaml", "", {"h200_run1"}, "mm", "bf16",
+                    sweep_shapes("gemm_h200.yaml"), true);
+  std::cout
+      << "\nGPU GEMM validation with cuBLAS's kernel (TFLOP/s)\n| GPU | dtype | GEMM | cuBLAS "
+         "kernel | device ran | measured | simulated | error |\n|---|---|---|---|---|---|---|"
+         "---|\n";
+  Summary s;
+  for (const auto& kp : pts) {
+    const Point& p = kp.point;
+    const bool ran = p.simulated_tflops > 0;
+    std::cout << fmt::format("| {}{} | {} | {} | `{}` | {} | {:.1f} | {} | {} |\n", p.gpu,
+                             p.held_out ? " (held out)" : "", p.dtype, p.shape(), kp.kernel,
+                             kp.device ? kp.device->text() : "not run", p.measured_tflops,
+                             ran ? fmt::format("{:.1f}", p.simulated_tflops) : "-",
+                             ran ? fmt::format("{:+.1f}%", 100 * p.error()) : "-");
+    if (ran) s.add(p);
+  }
+  REQUIRE(s.n > 0);
+  REQUIRE(s.held_n > 0);
   std::cout << fmt::format(
       "cuBLAS's kernel: mean |error| {:.1f}% over {} H100 points, {} of {} large outside 5%; "
       "H200 mean {:.1f}% over {}\n",
-      100 * sum / n, n, large_out, large_n, 100 * held_sum / held_n, held_n);
-  CHECK(large_out == 0);
-  CHECK(sum / n <= 0.10);
-  CHECK(held_sum / held_n <= 0.10);
+      100 * s.sum / s.n, s.n, s.large_out, s.large_n, 100 * s.held_sum / s.held_n, s.held_n);
+  CHECK(s.large_out == 0);
+  CHECK(s.sum / s.n <= 0.10);
+  CHECK(s.held_sum / s.held_n <= 0.10);
 }
 
 // The decoder on names from data/ (and on what it must refuse).
-TEST_CASE("cuBLAS kernel names decode into the device's CTA configuration",
-          "[validation][gpu]") {
+TEST_CASE("cuBLAS kernel names decode into the device's CTA configuration", "[validation][gpu]") {
   using test::gpu::device_kernel;
   using test::gpu::parse_cublas_kernel;
-  const auto a = parse_cublas_kernel("Memset (Device) | nvjet_sm90_tst_320x128_64x3_1x2_h_bz_coopB_NNT");
+  const auto a =
+      parse_cublas_kernel("Memset (Device) | nvjet_sm90_tst_320x128_64x3_1x2_h_bz_coopB_NNT");
   REQUIRE(a);
   CHECK(a->t1 == 320);
   CHECK(a->t2 == 128);
