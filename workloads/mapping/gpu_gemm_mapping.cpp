@@ -201,6 +201,16 @@ struct Choice {
   double hbm_cycles = 0, l2_cycles = 0;
 };
 
+/// `c` beats `best` when its estimate is lower; within 0.1% (a tie of the max() roofline, e.g.
+/// 256 tiles of 128x128 against 128 of 128x256 on 132 SMs) the one moving fewer L2 bytes wins:
+/// it leaves the SMs' L2 ports and the crossbar slack that the estimate's peak rates assume
+/// (a 128x128 bf16 tile needs all of an H100 SM's 64 B/clk port, a 128x256 tile 48).
+bool better(const Choice& c, const Choice& best) {
+  if (!best.shape) return true;
+  if (c.est < best.est * (1 - 1e-3)) return true;
+  return c.est <= best.est * (1 + 1e-3) && c.l2_bytes < best.l2_bytes * (1 - 1e-9);
+}
+
 /// The estimate of one candidate (see the header): the busiest SM's CTAs at the tile's
 /// efficiency, the pipeline fill and exposed epilogues, HBM and L2 traffic at peak bandwidth,
 /// overlapped, plus the launch overhead.
@@ -245,7 +255,14 @@ void estimate(const models::GpuDeviceConfig& d, const Problem& p, Choice& c) {
     // nothing else on the SM; otherwise another CTA (or the next tile) covers them.
     const bool alone = ctas == 1 && !persistent;
     const double exposed = alone ? static_cast<double>(per_sm) : 1.0;
-    c.sm_time = c.compute + exposed * (p.latency + epilogue);
+    // A cooperative persistent kernel (two or more consumer warpgroups on one tile: CUTLASS's
+    // KernelTmaWarpSpecializedCooperative) stores each tile before its consumers start the next,
+    // so every tile's epilogue is exposed; the producer's prefetch hides the fill after the
+    // first. Ping-pong (one consumer warpgroup per tile) overlaps one's epilogue with the
+    // other's main loop.
+    const bool cooperative = persistent && t.warps_m * t.warps_n >= 2;
+    const double epilogues = cooperative ? static_cast<double>(per_sm) : exposed;
+    c.sm_time = c.compute + exposed * p.latency + epilogues * epilogue;
     if (c.split > 1) partial_bytes = 2.0 * static_cast<double>(c.split * p.M * p.N * 4);
   }
   const double c_bytes = static_cast<double>(p.M * p.N * p.out_e);
@@ -314,7 +331,7 @@ void search(const models::GpuDeviceConfig& d, const Problem& p, const GpuMapping
         }
         estimate(d, p, c);
         ++count;
-        if (!best.shape || c.est < best.est * (1 - 1e-9)) best = c;
+        if (better(c, best)) best = c;
       }
 }
 
@@ -418,7 +435,7 @@ GpuGemmMapping map_gpu_gemm(const models::GpuDeviceConfig& d, const Layer& layer
   for (const Shape& s : all) {
     Choice local;
     search(d, p, o, s, local, count);
-    if (!best.shape || local.est < best.est * (1 - 1e-9)) {
+    if (better(local, best)) {
       if (best.shape) runner_up = best;
       best = local;
     } else if (!runner_up.shape || local.est < runner_up.est) {
