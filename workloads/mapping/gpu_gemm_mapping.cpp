@@ -165,6 +165,7 @@ struct Problem {
   double l2_cap = 0;              ///< bytes of L2 one datum may occupy (one partition's share)
   double launch = 0;              ///< launch overhead in cycles
   double port_bandwidth = 0;      ///< bytes per clock of one SM's L2 port
+  double gap = 0;                 ///< gap between kernels of one stream, in cycles
   std::int64_t sms = 0;
 };
 
@@ -276,6 +277,17 @@ void estimate(const models::GpuDeviceConfig& d, const Problem& p, Choice& c) {
   c.hbm_cycles = c.hbm_bytes / d.hbm_bytes_per_cycle();
   c.l2_cycles = c.l2_bytes / d.l2_bytes_per_cycle();
   c.est = p.launch + std::max({c.sm_time, c.hbm_cycles, c.l2_cycles});
+  if (c.dec == GpuDecomposition::kSplitK) {
+    // The lowering launches cuBLAS's separate reduction kernel after a split-K GEMM
+    // (workloads/lowering/gpu_lowering.cpp, ".splitk_reduce"): its launch, the gap before it,
+    // and its read of the fp32 partials plus write of C, from L2 when the partials fit one
+    // partition's share, else from HBM.
+    const double reduce_bytes = static_cast<double>(c.split * p.M * p.N * 4) + c_bytes;
+    const double rate = static_cast<double>(c.split * p.M * p.N * 4) <= p.l2_cap
+                            ? d.l2_bytes_per_cycle()
+                            : d.hbm_bytes_per_cycle();
+    c.est += p.launch + p.gap + reduce_bytes / rate;
+  }
 }
 
 Problem problem(const models::GpuDeviceConfig& d, const Layer& layer, TcType type) {
@@ -291,6 +303,7 @@ Problem problem(const models::GpuDeviceConfig& d, const Layer& layer, TcType typ
   p.l2_cap = static_cast<double>(d.l2.capacity.value()) / static_cast<double>(d.l2.partitions);
   p.launch = d.cycles(d.launch_overhead);
   p.port_bandwidth = static_cast<double>(d.l2.port_bandwidth);
+  p.gap = d.cycles(d.inter_kernel_gap);
   p.sms = d.sms;
   return p;
 }
