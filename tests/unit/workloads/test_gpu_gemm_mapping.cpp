@@ -209,3 +209,55 @@ TEST_CASE("GPU GEMM estimate beside measured cuBLAS GEMMs (bounds stated before 
     CHECK(std::abs(err) <= (p.m >= 2048 ? 0.25 : 0.60));
   }
 }
+
+TEST_CASE("H100 2048^3: the search picks a cooperative 128x256 tile (cuBLAS's) over 128x128",
+          "[unit][gpu_mapping]") {
+  // 256 tiles of 128x128 or 128 of 128x256 give the busiest SM the same MACs; the cooperative
+  // kernel's per-tile epilogue and the 128x128 tile's full use of the SM's 64 B/clk L2 port
+  // decide for the larger tile.
+  const auto d = test::h100();
+  const auto m = map_gpu_gemm(d, gemm(2048, 2048, 2048));
+  check_runs(d, m);
+  CHECK(m.tile.bm * m.tile.bn == 128 * 256);
+  CHECK(m.tile.warps_m * m.tile.warps_n == 2);
+  GpuMappingOptions small;
+  small.tile_m = 128;
+  small.tile_n = 128;
+  CHECK(map_gpu_gemm(d, gemm(2048, 2048, 2048), small).estimated_cycles >= m.estimated_cycles);
+}
+
+TEST_CASE("A named CTA (tile, warpgroups, stages) runs even when it is not a built-in candidate",
+          "[unit][gpu_mapping]") {
+  const auto d = test::h100();
+  GpuMappingOptions o;
+  o.tile_m = 128;
+  o.tile_n = 320;
+  o.warps_m = 1;
+  o.warps_n = 2;
+  o.stages = 3;  // cuBLAS's nvjet 320x128_64x3 coopB, in torch's orientation
+  const auto m = map_gpu_gemm(d, gemm(8192, 8192, 8192), o);
+  check_runs(d, m);
+  CHECK(m.tile_text().rfind("128x320x64/3 wg1x2", 0) == 0);
+  o.tile_n = 336;  // not a candidate: runs as named (2 x 168 columns)
+  const auto odd = map_gpu_gemm(d, gemm(8192, 8192, 8192), o);
+  check_runs(d, odd);
+  CHECK(odd.tile.bn == 336);
+  o.stages = 9;  // more stages than the block's shared memory holds: nothing fits
+  CHECK_THROWS_AS(map_gpu_gemm(d, gemm(8192, 8192, 8192), o), WorkloadError);
+}
+
+TEST_CASE("A split-K kernel's estimate pays for its reduction kernel", "[unit][gpu_mapping]") {
+  const auto d = test::h100();
+  GpuMappingOptions split;
+  split.tile_m = 128;
+  split.tile_n = 128;
+  GpuMappingOptions none = split;
+  none.split_k = false;
+  // 64 tiles on 132 SMs: split-K 2 halves the busiest SM's K but adds a launch, a gap and the
+  // partials' read: the split estimate is more than half the unsplit one by at least those.
+  const auto s = map_gpu_gemm(d, gemm(1024, 1024, 8192), split);
+  const auto n = map_gpu_gemm(d, gemm(1024, 1024, 8192), none);
+  REQUIRE(s.split_k > 1);
+  CHECK(s.estimated_cycles > n.estimated_cycles / static_cast<double>(s.split_k) +
+                                 d.cycles(d.launch_overhead) + d.cycles(d.inter_kernel_gap));
+}
