@@ -111,7 +111,7 @@ TEST_CASE("gpu_device: bad GPU configs and workloads are one clear error, exit 2
        "system.device.sms: expected an integer in [1, 4096]"},
       {"h100_sxm5", "{name: g, op: gemm, m: 256, n: 256, k: 256}", "-p system.mapping.tile_m=512",
        "no CUTLASS tile fits the SM's shared memory"},
-      {"h100_sxm5", "{name: g, op: gemm, m: 1024, n: 256, k: 256}", "-p system.mapping.cluster_m=3",
+      {"h100_sxm5", "{name: g, op: gemm, m: 1024, n: 256, k: 256}", "-p system.mapping.cluster_m=5",
        "does not divide the grid's tile rows"},
       {"a100_sxm4_80gb", "{name: g, op: gemm, m: 1024, n: 256, k: 256}",
        "-p system.mapping.cluster_m=2", "thread-block clusters need an H100-class"},

@@ -458,10 +458,10 @@ GpuGemmMapping map_gpu_gemm(const models::GpuDeviceConfig& d, const Layer& layer
   if (!best.shape)
     throw WorkloadError(fmt::format(
         "{}: layer '{}': system.mapping.cluster_m = {} does not divide the grid's tile rows for "
-        "any candidate tile (M = {}: {} rows of 64, {} of 128, {} of 256 rows); use 0 (the mapper "
-        "chooses) or a divisor of one of them",
+        "any candidate tile (M = {}: {} rows of 64, {} of 128, {} of 192, {} of 256 rows); use 0 "
+        "(the mapper chooses) or a divisor of one of them",
         layer.origin.str(), layer.name, o.cluster_m, p.M, ceil_div(p.M, 64), ceil_div(p.M, 128),
-        ceil_div(p.M, 256)));
+        ceil_div(p.M, 192), ceil_div(p.M, 256)));
   const Shape& s = *best.shape;
   GpuGemmMapping m;
   m.m = p.M;

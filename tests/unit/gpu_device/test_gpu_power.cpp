@@ -29,7 +29,7 @@ TEST_CASE("Power model off: the SMs run at gpu_sm.clock", "[unit][gpu_device][po
   CHECK(models::power_limited_clock(d, {compute_bound(d, 1e12)}) == d.gpu_sm.clock.value());
 }
 
-TEST_CASE("Dynamic tensor power grows with f^3 in compute-bound work; HBM power with bytes/s",
+TEST_CASE("Dynamic tensor power grows with f^3 in compute-bound work, HBM power with bytes/s",
           "[unit][gpu_device][power]") {
   auto d = test::h100();
   d.static_watts = 0;
