@@ -15,6 +15,7 @@ class HbmRing {
   bool empty() const { return head_ == tail_; }
   std::size_t size() const { return tail_ - head_; }
   const T& front() const { return buf_[head_ & mask_]; }
+  const T& back() const { return buf_[(tail_ - 1) & mask_]; }
   void pop_front() { ++head_; }
   void push_back(const T& v) {
     if (size() == buf_.size()) grow();

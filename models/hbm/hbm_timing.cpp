@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <functional>
 
 #include "sim/core/error.h"
 
@@ -30,6 +29,7 @@ struct HbmTiming::Transfer {
 struct HbmTiming::Port {
   std::uint32_t max_outstanding = 0, request_bytes = 0;
   Cycle latency = 0;        // response latency after the DRAM
+  std::uint32_t fifo = 0;   // its responses' FIFO (one per distinct latency)
   std::uint64_t chunk = 0;  // largest request: min(request size, interleave)
   std::uint32_t outstanding = 0;
   std::deque<std::uint32_t> issuing;  // transfers not yet fully generated, in order
@@ -58,7 +58,22 @@ Cycle HbmTiming::next_event() const {
   Cycle m = kNever;
   for (std::size_t c = 0; c < ctl_.size(); ++c)
     m = std::min({m, ctl_[c]->next_decide(), done_at_[c]});  // done_at_: its next_done()
-  return responses_.empty() ? m : std::min(m, responses_.front().at);
+  return std::min(m, next_response());
+}
+
+int HbmTiming::first_response() const {
+  int best = -1;
+  for (std::size_t i = 0; i < responses_.size(); ++i) {
+    if (responses_[i].empty()) continue;
+    const Response& r = responses_[i].front();
+    if (best < 0) {
+      best = static_cast<int>(i);
+      continue;
+    }
+    const Response& b = responses_[static_cast<std::size_t>(best)].front();
+    if (r.at < b.at || (r.at == b.at && r.seq < b.seq)) best = static_cast<int>(i);
+  }
+  return best;
 }
 
 std::uint32_t HbmTiming::add_port(std::uint32_t max_outstanding, std::uint32_t request_bytes,
@@ -71,6 +86,12 @@ std::uint32_t HbmTiming::add_port(std::uint32_t max_outstanding, std::uint32_t r
   p.request_bytes = request_bytes;
   p.latency = response_latency;
   p.chunk = std::min<std::uint64_t>(request_bytes, map_.interleave());
+  const auto known = std::find(latencies_.begin(), latencies_.end(), response_latency);
+  p.fifo = static_cast<std::uint32_t>(known - latencies_.begin());
+  if (known == latencies_.end()) {
+    latencies_.push_back(response_latency);
+    responses_.emplace_back();
+  }
   ports_.push_back(std::move(p));
   return static_cast<std::uint32_t>(ports_.size() - 1);
 }
@@ -201,17 +222,21 @@ void HbmTiming::on_burst(std::uint32_t tag, Cycle data_end) {
 }
 
 void HbmTiming::on_request_done(std::uint32_t tag, Cycle t) {
-  const Cycle latency = ports_[xfers_[tag].port].latency;
-  if (latency == 0) return release(tag, t);
-  responses_.push_back({t + latency, response_seq_++, tag, origin_});
-  std::push_heap(responses_.begin(), responses_.end(), std::greater<>());
+  const Port& p = ports_[xfers_[tag].port];
+  if (p.latency == 0) return release(tag, t);
+  HbmRing<Response>& q = responses_[p.fifo];
+  SYSTOLE_ASSERT(q.empty() || q.back().at <= t + p.latency, "HBM responses out of order");
+  q.push_back({t + p.latency, response_seq_++, tag, origin_});
 }
 
 void HbmTiming::release_due(Cycle t) {
-  while (!responses_.empty() && responses_.front().at <= t) {
-    std::pop_heap(responses_.begin(), responses_.end(), std::greater<>());
-    const Response r = responses_.back();
-    responses_.pop_back();
+  for (;;) {
+    const int f = first_response();
+    if (f < 0) return;
+    HbmRing<Response>& q = responses_[static_cast<std::size_t>(f)];
+    if (q.front().at > t) return;
+    const Response r = q.front();
+    q.pop_front();
     origin_ = r.origin;
     release(r.tag, r.at);
   }
@@ -256,7 +281,7 @@ Cycle HbmTiming::run_window(Cycle from, Cycle to, bool until_idle) {
       }
       next = std::min(next, d);
     }
-    if (!responses_.empty()) next = std::min(next, responses_.front().at);
+    next = std::min(next, next_response());
     if (until_idle && active_ == 0) {
       to = t + 1;
       break;

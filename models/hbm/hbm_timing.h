@@ -121,15 +121,23 @@ class HbmTiming : public HbmControllerClient {
   };
   std::vector<std::vector<Arrival>> arrivals_;  // per channel, in arrival order
   std::vector<Cycle> done_at_;  // per channel: its next_done() (only its windows change it)
-  /// A response on its way back to its port (ports with a response latency): a min-heap by
-  /// (at, seq); `origin` is the channel whose completion sent it (see Arrival::after).
+  /// A response on its way back to its port (ports with a response latency), released in
+  /// (at, seq) order; `origin` is the channel whose completion sent it (see Arrival::after).
+  /// Completions are met in time order, so the responses of one latency arrive in (at, seq)
+  /// order: one FIFO per distinct latency, merged at their fronts (a heap cost log n each).
   struct Response {
     Cycle at;
     std::uint64_t seq;
     std::uint32_t tag, origin;
-    bool operator>(const Response& o) const { return at != o.at ? at > o.at : seq > o.seq; }
   };
-  std::vector<Response> responses_;
+  std::vector<HbmRing<Response>> responses_;  // per distinct latency (Port::fifo)
+  std::vector<Cycle> latencies_;              // the latency of each FIFO
+  /// The FIFO whose front response is due first (by at, then seq); -1 when none waits.
+  int first_response() const;
+  Cycle next_response() const {
+    const int f = first_response();
+    return f < 0 ? kNever : responses_[static_cast<std::size_t>(f)].front().at;
+  }
   std::uint64_t response_seq_ = 0;
   bool deferring_ = false;    // completions are being replayed: defer arrivals
   std::uint32_t origin_ = 0;  // the channel whose completions are replayed

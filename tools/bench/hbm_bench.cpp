@@ -27,6 +27,45 @@
 
 using namespace systole::models;
 
+namespace {
+
+// The TPU v4 chip's traffic (configs/presets/tpuv4_chip.yaml, as the GPT-3 block of
+// tools/bench/bench_zoo.sh makes it): four DMA engines, each with 2048 requests of 512 bytes in
+// flight (256-byte pieces at the interleave), 600 memory cycles (500 ns) of response latency,
+// moving weight tiles of 512 rows x 1 KiB at a 73,728-byte pitch (bf16 rows of 36,864
+// columns: GPT-3's QKV weights) under the `mix` address hash. `n` 256-byte pieces in all; with
+// `write` the fourth engine stores its tiles.
+void tiles(HbmConfig cfg, std::uint64_t n, bool write, const char* name) {
+  cfg.address_hash = AddressHash::kMix;
+  HbmTiming hbm(cfg);
+  constexpr std::uint32_t kPorts = 4;
+  constexpr std::uint64_t kRows = 512, kRow = 1024, kPitch = 73'728;
+  std::uint32_t ports[kPorts];
+  for (auto& p : ports) p = hbm.add_port(2048, 512, 600);
+  const std::uint64_t pieces_per_tile = kRows * kRow / 256;
+  const std::uint64_t count = std::max<std::uint64_t>(1, n / pieces_per_tile);
+  const std::uint64_t region = cfg.capacity.value() / kPorts;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::clock_t c0 = std::clock();
+  for (std::uint64_t k = 0; k < count; ++k) {
+    const std::uint32_t p = static_cast<std::uint32_t>(k % kPorts);
+    const std::uint64_t addr = p * region + (k / kPorts) % 36 * kRow;
+    hbm.submit(ports[p], DmaDescriptor::strided(addr, kRows, kRow, kPitch), write && p == 3);
+  }
+  const Cycle end = hbm.run_until_idle();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+  const double bytes = static_cast<double>(count * kRows * kRow);
+  const double bursts = bytes / static_cast<double>(hbm.address_map().atom_bytes());
+  std::printf(
+      "%-15s %6.2f M bursts/wall-s    %6.2f M bursts/CPU-s    efficiency %.3f of peak, %lld "
+      "cycles\n",
+      name, bursts / wall / 1e6, bursts / cpu / 1e6,
+      bytes / (static_cast<double>(end) * hbm.peak_bytes_per_cycle()), static_cast<long long>(end));
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   const std::uint64_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 4'000'000;
   HbmConfig cfg = HbmConfig::from_preset(HbmPreset::kHbm2);
@@ -48,10 +87,15 @@ int main(int argc, char** argv) {
       hbm_preset_name(cfg.preset), static_cast<long long>(cfg.stacks),
       static_cast<long long>(cfg.channels), cfg.bandwidth.value() / 1e12,
       static_cast<unsigned long long>(n));
-  const char* names[] = {"stream read", "stream write", "random read"};
-  const int only = argc > 3 ? std::atoi(argv[3]) : -1;  // one pattern (0, 1, 2) or all
-  for (int pattern = 0; pattern < 3; ++pattern) {
+  const char* names[] = {"stream read", "stream write", "random read", "tile read",
+                         "tile read+write"};
+  const int only = argc > 3 ? std::atoi(argv[3]) : -1;  // one pattern (0-4) or all
+  for (int pattern = 0; pattern < 5; ++pattern) {
     if (only >= 0 && pattern != only) continue;
+    if (pattern >= 3) {
+      tiles(cfg, n, pattern == 4, names[pattern]);
+      continue;
+    }
     std::vector<std::uint64_t> addrs;
     if (pattern == 2) {
       std::mt19937_64 rng(1);
