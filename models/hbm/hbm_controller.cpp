@@ -48,7 +48,22 @@ void HbmController::enqueue(const HbmRequestIn& r, Cycle now) {
   const std::uint32_t idx = free_;
   free_ = pool_[idx].next;
   Request& q = pool_[idx];
-  q = {dev_.bank_index(r.pc, r.bg, r.bank), r.row, r.col, r.bursts, seq_++, r.tag, kNone, r.write};
+  q = {dev_.bank_index(r.pc, r.bg, r.bank),
+       r.row,
+       r.col,
+       r.bursts,
+       seq_++,
+       r.tag,
+       kNone,
+       pc_[r.pc].youngest[kind],
+       kNoReq,
+       r.write};
+  {  // the youngest of its pseudo-channel's requests of its kind
+    std::uint16_t& last = pc_[r.pc].youngest[kind];
+    (last == kNoReq ? pc_[r.pc].oldest[kind] : pool_[last].younger) =
+        static_cast<std::uint16_t>(idx);
+    last = static_cast<std::uint16_t>(idx);
+  }
   const std::uint32_t b = q.bank;
   if (tail_[kind][b] == kNone) {  // the bank joins the active list, as a column until computed
     head_[kind][b] = idx;
@@ -239,24 +254,48 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   } else {
     // The slots hold the column commands first, then the row commands. Branch-free over the
     // columns (whether one is ready is unpredictable in streams of row hits); the rows are few.
+    // First the walk over the oldest requests: when it finds two ready columns, the oldest is
+    // the pick and the other lost (so the waiting columns cannot bound the next decision below
+    // the column terms: `waiting` is not needed).
+    // With the column terms ahead, no column is ready: they bound the next decision (the
+    // waiting columns' exact term can only be later; a decision before it changes nothing).
     const std::uint32_t ncols = n - p.rows[kind];
-    constexpr std::uint64_t kNo = ~std::uint64_t{0};
-    std::uint64_t col = kNo;
-    std::uint32_t ncol = 0;
-    std::uint64_t later = kNever;
-    for (std::uint32_t i = 0; i < ncols; ++i) {
-      const Slot& c = slot[i];
-      const Cycle r = cmax(cmax(c.term, col_term), gt[c.group]);
-      const std::uint64_t ready = std::uint64_t{0} - static_cast<std::uint64_t>(r <= t);
-      const std::uint64_t kc = (std::uint64_t{c.seq} << 32 | i) | ~ready;
-      col = kc < col ? kc : col;
-      ncol += static_cast<std::uint32_t>(ready & 1);
-      const std::uint64_t rl = static_cast<std::uint64_t>(r) | ready;  // ready: never the least
-      later = rl < later ? rl : later;
+    const bool fast = fast_ && hits_first_;
+    std::uint32_t walked = kNone;
+    if (fast && ncols > kWalkFrom && col_term <= t) {
+      // After a walk that found no pick, the next few decisions scan (random traffic, where
+      // the oldest requests seldom hit, would walk in vain).
+      if (p.walk_skip == 0) {
+        walked = walk_columns(pc, kind, t);
+        if (walked == kNone) p.walk_skip = kWalkPause;
+      } else {
+        --p.walk_skip;
+      }
     }
-    if (col != kNo) i_col = static_cast<std::uint32_t>(col);
-    col_lost = ncol > 1;
-    waiting[HbmDevice::kGroupRd] = static_cast<Cycle>(later);  // (one kind of column per scan)
+    if (fast && col_term > t) {
+      waiting[HbmDevice::kGroupRd] = col_term;
+    } else if (walked != kNone) {
+      i_col = where_[kind][walked] - pc * dev_.banks_per_pc();
+      col_lost = true;
+    } else {
+      constexpr std::uint64_t kNo = ~std::uint64_t{0};
+      std::uint64_t col = kNo;
+      std::uint32_t ncol = 0;
+      std::uint64_t later = kNever;
+      for (std::uint32_t i = 0; i < ncols; ++i) {
+        const Slot& c = slot[i];
+        const Cycle r = cmax(cmax(c.term, col_term), gt[c.group]);
+        const std::uint64_t ready = std::uint64_t{0} - static_cast<std::uint64_t>(r <= t);
+        const std::uint64_t kc = (std::uint64_t{c.seq} << 32 | i) | ~ready;
+        col = kc < col ? kc : col;
+        ncol += static_cast<std::uint32_t>(ready & 1);
+        const std::uint64_t rl = static_cast<std::uint64_t>(r) | ready;  // ready: never the least
+        later = rl < later ? rl : later;
+      }
+      if (col != kNo) i_col = static_cast<std::uint32_t>(col);
+      col_lost = ncol > 1;
+      waiting[HbmDevice::kGroupRd] = static_cast<Cycle>(later);  // (one kind of column per scan)
+    }
     std::uint32_t row_seq = kNone;
     for (std::uint32_t i = ncols; i < n; ++i) {
       const Slot& c = slot[i];
@@ -312,6 +351,28 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   }
 }
 
+std::uint32_t HbmController::walk_columns(std::uint32_t pc, int kind, Cycle t) const {
+  // A few steps: in a stream the two oldest requests that hit are usually ready, and when
+  // fewer than two columns are ready the full scan is needed anyway (for the waiting terms).
+  constexpr int kSteps = 6;
+  const bool w = kind != 0;
+  const std::uint32_t mask = dev_.banks_per_pc() - 1;
+  std::uint64_t seen = 0;  // banks whose oldest hit was met (their column candidate)
+  std::uint32_t first = kNone;
+  std::uint32_t i = pc_[pc].oldest[kind];
+  for (int step = 0; step < kSteps && i != kNoReq; ++step, i = pool_[i].younger) {
+    const Request& q = pool_[i];
+    const std::uint32_t b = q.bank;
+    const std::uint64_t bit = std::uint64_t{1} << (b & mask);
+    if ((seen & bit) || dev_.open_row(b) != static_cast<std::int64_t>(q.row)) continue;
+    seen |= bit;
+    if (cmax(dev_.column_bank(b, w), dev_.column_group(dev_.group_of(b), w)) > t) continue;
+    if (first != kNone) return first;  // a second ready column: the first is the pick
+    first = b;
+  }
+  return kNone;
+}
+
 bool HbmController::other_hit(std::uint32_t b, std::uint32_t row, std::uint32_t except) const {
   for (int k = 0; k < 2; ++k)
     for (std::uint32_t i = head_[k][b]; i != kNone; i = pool_[i].next)
@@ -320,6 +381,12 @@ bool HbmController::other_hit(std::uint32_t b, std::uint32_t row, std::uint32_t 
 }
 
 void HbmController::unlink(int kind, std::uint32_t b, std::uint32_t idx) {
+  {  // out of its pseudo-channel's age list
+    const Request& q = pool_[idx];
+    PcState& a = pc_[dev_.pc_of(b)];
+    (q.older == kNoReq ? a.oldest[kind] : pool_[q.older].younger) = q.younger;
+    (q.younger == kNoReq ? a.youngest[kind] : pool_[q.younger].older) = q.older;
+  }
   std::uint32_t prev = kNone;
   for (std::uint32_t i = head_[kind][b]; i != idx; i = pool_[i].next) prev = i;
   const std::uint32_t nxt = pool_[idx].next;

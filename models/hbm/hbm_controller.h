@@ -80,6 +80,9 @@ class HbmController {
   std::uint32_t queued(std::uint32_t pc, bool write) const { return pc_[pc].count[write]; }
   /// Records every issued command into `log` (nullptr: off).
   void set_log(std::vector<HbmIssued>* log) { log_ = log; }
+  /// With false, every decision takes the full scan over the candidates (the reference the
+  /// fast paths are tested against: the same commands at the same cycles).
+  void set_fast(bool fast) { fast_ = fast; }
 
  private:
   static constexpr std::uint32_t kNone = ~0u;
@@ -88,6 +91,7 @@ class HbmController {
   static bool is_row(std::uint16_t group) { return (group & 3) < 2; }
   struct Request {
     std::uint32_t bank, row, col, bursts, seq, tag, next;
+    std::uint16_t older, younger;  // neighbours in its pseudo-channel's age list of its kind
     bool write;
   };
   /// A bank's candidate command for one kind of request: valid until a command issues to the
@@ -118,6 +122,9 @@ class HbmController {
                                        // that kind must be recomputed
     std::uint32_t active[2] = {0, 0};  // banks with requests of each kind (their slots)
     std::uint32_t rows[2] = {0, 0};    // how many of those slots hold a row command (the last)
+    std::uint16_t oldest[2] = {kNoReq, kNoReq};  // its queued requests of each kind by age
+    std::uint16_t youngest[2] = {kNoReq, kNoReq};
+    std::uint32_t walk_skip = 0;  // decisions to go before the next walk_columns
   };
 
   void decide(std::uint32_t pc, Cycle t);
@@ -155,6 +162,14 @@ class HbmController {
         return dev_.column_ready(b, is_write(c.cmd));
     }
   }
+  /// FR-FCFS, the fast way to the column pick: walks `pc`'s requests of `kind` oldest first
+  /// (a bank's column candidate is its oldest row hit) until two ready column candidates are
+  /// found, so the oldest ready one is the pick and a ready one lost its bus. Returns its bank,
+  /// or kNone when the walk did not find two within a few steps (then the full scan decides).
+  /// The column terms of the pseudo-channel are due by `t`. Taken over the scan when more than
+  /// kWalkFrom banks have a column candidate (the scan is cheaper over a few).
+  std::uint32_t walk_columns(std::uint32_t pc, int kind, Cycle t) const;
+  static constexpr std::uint32_t kWalkFrom = 4, kWalkPause = 8;
   void issue_column(int kind, std::uint32_t bank, Cycle t);
   void issue_row(int kind, std::uint32_t bank, Cycle t);
   void issue_refresh(std::uint32_t pc, Cycle t);
@@ -194,6 +209,7 @@ class HbmController {
   std::uint32_t capacity_[2];
   std::uint32_t drain_high_, drain_low_;
   bool hits_first_;
+  bool fast_ = true;
 
   std::vector<Request> pool_;
   std::uint32_t free_ = kNone;
