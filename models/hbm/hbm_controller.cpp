@@ -268,6 +268,7 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
       if (p.walk_skip == 0) {
         walked = walk_columns(pc, kind, t);
         if (walked == kNone) p.walk_skip = kWalkPause;
+        walks_ += walked != kNone;
       } else {
         --p.walk_skip;
       }

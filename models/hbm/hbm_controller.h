@@ -83,6 +83,8 @@ class HbmController {
   /// With false, every decision takes the full scan over the candidates (the reference the
   /// fast paths are tested against: the same commands at the same cycles).
   void set_fast(bool fast) { fast_ = fast; }
+  /// Decisions the fast paths took (walk_columns found the pick), for the equality tests.
+  std::uint64_t fast_decisions() const { return walks_; }
 
  private:
   static constexpr std::uint32_t kNone = ~0u;
@@ -210,6 +212,7 @@ class HbmController {
   std::uint32_t drain_high_, drain_low_;
   bool hits_first_;
   bool fast_ = true;
+  std::uint64_t walks_ = 0;
 
   std::vector<Request> pool_;
   std::uint32_t free_ = kNone;

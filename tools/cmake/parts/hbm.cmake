@@ -31,7 +31,7 @@ if(SYSTOLE_BUILD_TESTS)
   # Golden equivalence: hashes of the command logs of many traffic mixes (its own executable, so
   # the model's speed work rebuilds and reruns it alone).
   systole_test(hbm_golden_tests
-    SOURCES ${_t}/test_hbm_golden.cpp
+    SOURCES ${_t}/test_hbm_golden.cpp ${_t}/test_hbm_fast_paths.cpp
     LINKS models_timing
     LABELS hbm)
   # The DMA test reads DmaModule's static transfer builder: it links the SystemC layer.

@@ -1,0 +1,147 @@
+// The bank-level HBM model's fast paths against its reference path (HbmController::set_fast):
+// random memories (every preset, 1-4 channels, FR-FCFS and FCFS, open and closed page, queue
+// sizes, drain watermarks, address hashes, refresh) under random traffic (ports with random
+// outstanding limits, request sizes and response latencies; strided tiles, linear ranges,
+// gathers, reads and writes, staggered submissions), each run twice: every issued command
+// (cycle, command, target, per channel) and every transfer completion must be the same.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include "models/hbm/hbm_timing.h"
+
+using namespace systole::models;
+using systole::Bytes;
+
+namespace {
+
+using Rng = std::mt19937_64;
+
+HbmConfig random_config(Rng& rng) {
+  const HbmPreset presets[] = {HbmPreset::kHbm2, HbmPreset::kHbm2e, HbmPreset::kHbm3,
+                               HbmPreset::kHbm3e};
+  HbmConfig cfg = HbmConfig::from_preset(presets[rng() % 4]);
+  const std::int64_t before = cfg.total_channels();
+  cfg.stacks = 1;
+  cfg.channels = static_cast<std::int64_t>(1 + rng() % 4);
+  if (cfg.channels == 3) cfg.channels = 2;  // (powers of two keep the capacity simple)
+  cfg.capacity = Bytes(cfg.capacity.value() / static_cast<std::uint64_t>(before) *
+                       static_cast<std::uint64_t>(cfg.total_channels()));
+  cfg.scheduler = rng() % 4 ? SchedulerKind::kFrFcfs : SchedulerKind::kFcfs;
+  cfg.page_policy = rng() % 3 ? PagePolicy::kOpen : PagePolicy::kClosed;
+  const std::int64_t queues[] = {4, 8, 16, 32, 64};
+  cfg.read_queue = queues[rng() % 5];
+  cfg.write_queue = queues[rng() % 5];
+  if (rng() % 3 == 0) {
+    cfg.write_drain_high = 0.5 + 0.5 * static_cast<double>(rng() % 100) / 100.0;
+    cfg.write_drain_low = cfg.write_drain_high * static_cast<double>(rng() % 100) / 100.0;
+  }
+  const AddressHash hashes[] = {AddressHash::kXor, AddressHash::kMix, AddressHash::kNone};
+  cfg.address_hash = hashes[rng() % 3];
+  if (rng() % 4 == 0) cfg.t_refi = 2 * cfg.t_rfc + static_cast<std::int64_t>(rng() % 3000);
+  if (rng() % 8 == 0) cfg.refresh = RefreshKind::kNone;
+  return cfg;
+}
+
+struct Trace {
+  std::vector<std::tuple<std::size_t, Cycle, HbmCommand, std::uint32_t>> commands;
+  std::vector<std::tuple<TransferId, std::uint32_t, Cycle>> completions;
+  std::uint64_t fast = 0;
+};
+
+// One run of the traffic that `seed` draws, with the fast paths on or off.
+Trace run(const HbmConfig& cfg, std::uint64_t seed, bool fast) {
+  Rng rng(seed);
+  HbmTiming h(cfg);
+  std::vector<std::vector<HbmIssued>> logs(h.channels());
+  for (std::size_t c = 0; c < h.channels(); ++c) {
+    h.controller(c).set_log(&logs[c]);
+    h.controller(c).set_fast(fast);
+  }
+  Trace out;
+  const auto take = [&] {
+    for (const HbmCompletion& x : h.take_completed())
+      out.completions.emplace_back(x.id, x.port, x.at);
+  };
+  const std::uint64_t cap = cfg.capacity.value();
+  std::vector<std::uint32_t> ports;
+  const std::uint32_t nports = 1 + static_cast<std::uint32_t>(rng() % 5);
+  for (std::uint32_t i = 0; i < nports; ++i) {
+    const std::uint32_t outstanding = 8u << (rng() % 9);  // 8 .. 2048
+    const std::uint32_t request = 32u << (rng() % 5);     // 32 .. 512 B
+    const Cycle latency = rng() % 2 ? 0 : static_cast<Cycle>(rng() % 700);
+    ports.push_back(h.add_port(outstanding, request, latency));
+  }
+  Cycle t = 0;
+  const int transfers = 20 + static_cast<int>(rng() % 40);
+  for (int i = 0; i < transfers; ++i) {
+    const std::uint32_t p = ports[rng() % ports.size()];
+    const bool write = rng() % 3 == 0;
+    switch (rng() % 4) {
+      case 0: {  // a tile: many rows at a pitch (many banks busy at once)
+        const std::uint64_t rows = 8 + rng() % 120, row = 64u << (rng() % 5);
+        const std::uint64_t pitch = row * (1 + rng() % 80) + 256 * (rng() % 3);
+        const std::uint64_t addr = rng() % (cap / 2 / 64) * 64;
+        h.submit(p, DmaDescriptor::strided(addr, rows, row, pitch), write);
+        break;
+      }
+      case 1:  // linear, sometimes unaligned
+        h.submit(p, DmaDescriptor::linear(rng() % (cap / 2), 32 * (1 + rng() % 2048) + rng() % 32),
+                 write);
+        break;
+      case 2: {  // a gather
+        std::vector<std::uint64_t> a(1 + rng() % 400);
+        for (auto& x : a) x = rng() % (cap / 64) * 64;
+        h.submit_gather(p, std::move(a), write);
+        break;
+      }
+      default:  // a short one
+        h.submit(p, DmaDescriptor::linear(rng() % (cap / 64) * 64, 64), write);
+        break;
+    }
+    if (rng() % 3 == 0) {
+      t += static_cast<Cycle>(rng() % 3000);
+      h.advance_to(t);
+      take();
+    }
+  }
+  out.completions.emplace_back(0, 0, h.run_until_idle());
+  take();
+  for (std::size_t c = 0; c < logs.size(); ++c) {
+    for (const HbmIssued& i : logs[c]) out.commands.emplace_back(c, i.at, i.cmd, i.target);
+    out.fast += h.controller(c).fast_decisions();
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("HBM fast paths issue the reference path's commands at its cycles",
+          "[unit][hbm][golden]") {
+  Rng rng(2026);
+  std::uint64_t fast = 0, commands = 0;
+  for (int i = 0; i < 40; ++i) {
+    const HbmConfig cfg = random_config(rng);
+    const std::uint64_t seed = rng();
+    const Trace ref = run(cfg, seed, false);
+    const Trace got = run(cfg, seed, true);
+    INFO("case " << i << " seed " << seed << " preset " << hbm_preset_name(cfg.preset));
+    CHECK(ref.fast == 0);
+    // The first command that differs (or the end of both logs).
+    const std::size_t n = std::min(got.commands.size(), ref.commands.size());
+    const auto at =
+        std::mismatch(ref.commands.begin(), ref.commands.begin() + n, got.commands.begin());
+    CHECK(static_cast<std::size_t>(at.first - ref.commands.begin()) == ref.commands.size());
+    CHECK(got.commands.size() == ref.commands.size());
+    CHECK(got.completions == ref.completions);
+    fast += got.fast;
+    commands += got.commands.size();
+  }
+  // The comparison means something only if the fast paths ran often.
+  WARN("fast decisions " << fast << " of " << commands << " commands");
+  CHECK(fast * 20 > commands);
+}
