@@ -421,7 +421,10 @@ void HbmController::issue_column(int kind, std::uint32_t b, Cycle t) {
   const bool last = q.bursts == 1;
   if (page_ == PagePolicy::kClosed && last && !other_hit(b, q.row, idx))
     cmd = w ? HbmCommand::kWriteAp : HbmCommand::kReadAp;
-  dev_.issue(cmd, b, 0, t);
+  if (cmd == HbmCommand::kRead || cmd == HbmCommand::kWrite)  // (no auto-precharge)
+    dev_.issue_column(b, w, t);
+  else
+    dev_.issue(cmd, b, 0, t);
   note(cmd, b, t);
   const Cycle end = dev_.data_end(cmd, t);
   (w ? stats_.write_bursts : stats_.read_bursts) += 1;

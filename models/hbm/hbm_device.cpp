@@ -105,14 +105,18 @@ void HbmDevice::close(std::uint32_t b, Cycle pre_at) {
   --pc_[pc_of(b)].open;
 }
 
+void HbmDevice::illegal(HbmCommand c, std::uint32_t b, Cycle t) const {
+  const Cycle e = earliest(c, b);
+  fail_invariant("t >= e", __FILE__, __LINE__,
+                 fmt::format("HBM {} to bank {} at cycle {} is illegal before cycle {}",
+                             hbm_command_name(c), b, t, e));
+}
+
 void HbmDevice::issue(HbmCommand c, std::uint32_t b, std::int64_t row, Cycle t) {
   // Every command is checked against the rules (the controller must never break them); the
   // column case, once per burst, without the general dispatch.
   const Cycle e = is_column(c) && is_open(b) ? column_ready(b, is_write(c)) : earliest(c, b);
-  if (t < e)
-    fail_invariant("t >= e", __FILE__, __LINE__,
-                   fmt::format("HBM {} to bank {} at cycle {} is illegal before cycle {}",
-                               hbm_command_name(c), b, t, e));
+  if (t < e) illegal(c, b, t);
   auto upd = [](Cycle& v, Cycle x) { v = cmax(v, x); };
   switch (c) {
     case HbmCommand::kAct: {
