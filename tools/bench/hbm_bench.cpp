@@ -2,8 +2,10 @@
 // the TPU v4 HBM2 system (4 stacks, 32 channels, FR-FCFS, refresh on), for a streaming read, a
 // streaming write and random reads, each from one requester with 4096 requests in flight. Prints
 // requests per wall-second and per CPU-second (the two differ when the machine is shared) and
-// the bandwidth efficiency the model reached.
-// Usage: bench_hbm [requests per pattern] [stacks] [pattern 0-2, -1 all] [channels per stack]
+// the bandwidth efficiency the model reached. Patterns 3 and 4 are the TPU v4 chip's DMA traffic
+// (tiles(): four engines, 512-byte requests in 256-byte pieces, a response latency; 3 reads, 4
+// with one engine storing), counted in 32-byte bursts; there the first argument is the pieces.
+// Usage: bench_hbm [requests per pattern] [stacks] [pattern 0-4, -1 all] [channels per stack]
 //                  [response latency, memory cycles; default 0]
 // (fewer stacks or channels: a smaller memory, e.g. to see how much cache misses cost; a
 // response latency holds each request's slot that much longer, issue 10 5c: 600 = 500 ns).
@@ -16,7 +18,10 @@
 // read 2.54 M (2.43). After the AVX2 scan gave way to candidate slots kept as columns then rows
 // (same measure, interleaved with the code before it): stream read 7.96 M (7.91), stream write
 // 7.74 M (7.54), random read 2.91 M (2.77). The GPT-3 block of tools/bench/bench_zoo.sh gained
-// more: 9.7-9.9 s -> 8.9-9.3 s.
+// more: 9.7-9.9 s -> 8.9-9.3 s. After the walk over the oldest requests for the FR-FCFS column
+// pick and the response FIFOs (2026-11-26, callgrind, 200k, M instructions): tile read 1,884 ->
+// 1,443, tile read+write 1,893 -> 1,521, stream read 443 -> 442, random read 817 -> 830
+// (models/hbm/README.md, "Where the time goes").
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
