@@ -6,7 +6,8 @@
 # 2026-11-25 on the 2-core VM (a host 1.7x slower than the one before): 2.6 s, 20-21 s, 38 s.
 # 2026-11-26, after the HBM FR-FCFS walk (models/hbm/README.md), the VM loaded by other builds
 # (load average 7-15, so user CPU seconds; medians of 3 interleaved runs, before -> after):
-# ResNet-50 2.88 -> 2.48 s, GPT-3 block 20.56 -> 18.65 s.
+# ResNet-50 2.88 -> 2.48 s, GPT-3 block 20.56 -> 18.65 s; configs/tpuv4.yaml 79.2 -> 65.3 s
+# (one run each; wall 534 -> 338 s at that load).
 #
 #   tools/bench/bench_zoo.sh [build dir]
 set -euo pipefail
