@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 #include "sim/core/text.h"
 
 namespace systole::sweep {
@@ -181,6 +183,18 @@ std::vector<Point> expand(const config::Experiment& ex, const Applies& applies) 
     check_total(axes, 0, ex.sweep);
     return grid(ex.root, axes, {}, 0);
   }
+  // A swept system path that no system has is a mistake, not a note.
+  std::map<std::string, size_t> missing;
+  for (const auto& s : ex.systems) {
+    std::vector<std::string> dropped;
+    applicable(axes, s.system, applies ? applies : path_in_tree, &dropped);
+    for (const auto& d : dropped) ++missing[d];
+  }
+  for (const auto& [path, n] : missing)
+    if (n == ex.systems.size())
+      throw ConfigError(ex.sweep.origin(), "sweep." + path,
+                        "no system of `systems:` has this key (simrun --describe KIND lists "
+                        "each kind's keys)");
   std::vector<Point> points;
   for (const auto& s : ex.systems) {
     const auto mine = applicable(axes, s.system, applies ? applies : path_in_tree, nullptr);

@@ -168,6 +168,12 @@ TEST_CASE("bad systems: input is one clear error with exit code 2", "[e2e][compa
     CHECK(r.err.find(expect) != std::string::npos);
     CHECK(!std::filesystem::exists(dir.file("bad.h5")));
   }
+  dir.write("typo.yaml",
+            "systems:\n  a: " + tpu + "\n" + work + "sweep:\n  system.chip.mxu.rowz: [128, 256]\n");
+  const auto typo = test::simrun("typo.yaml -o typo.h5", dir);
+  CHECK(typo.exit_code == 2);
+  CHECK(typo.err.find("sweep.system.chip.mxu.rowz: no system of `systems:` has this key") !=
+        std::string::npos);
   dir.write("two.yaml", "systems:\n  a: " + tpu + "\n  b: " + tpu + "\n" + work);
   const auto r = test::simrun("two.yaml -p system.chip.clock=2GHz -o two.h5", dir);
   CHECK(r.exit_code == 2);
