@@ -44,17 +44,6 @@ std::map<std::string, std::string> config_of(const stats::PointResult& p, const 
   return out;
 }
 
-double metric(const stats::PointResult& p, const std::string& name) {
-  const auto& cols = p.metrics.columns();
-  for (size_t i = 0; i < cols.size(); ++i) {
-    if (cols[i].name != name) continue;
-    const auto& c = p.metrics.cells()[i];
-    if (const auto* d = std::get_if<double>(&c)) return *d;
-    if (const auto* n = std::get_if<std::int64_t>(&c)) return static_cast<double>(*n);
-  }
-  return 0;
-}
-
 std::string change(double a, double b) {
   if (a == b) return "=";
   if (a == 0) return "new";
@@ -168,13 +157,13 @@ int run_compare(const std::vector<std::string>& args) {
 
   std::vector<std::vector<std::string>> rows;
   for (const auto& [a, b] : pairs) {
-    const double ta = metric(*a, "time"), tb = metric(*b, "time");
+    const double ta = a->metrics.number("time"), tb = b->metrics.number("time");
     rows.push_back({a->label, a->status == b->status ? a->status : a->status + " -> " + b->status,
                     format_quantity(ta, Dimension::kTime), format_quantity(tb, Dimension::kTime),
                     change(ta, tb),
-                    fmt::format("{:.3f} -> {:.3f}", metric(*a, "mac_utilization"),
-                                metric(*b, "mac_utilization")),
-                    change(metric(*a, "hbm_bytes"), metric(*b, "hbm_bytes"))});
+                    fmt::format("{:.3f} -> {:.3f}", a->metrics.number("mac_utilization"),
+                                b->metrics.number("mac_utilization")),
+                    change(a->metrics.number("hbm_bytes"), b->metrics.number("hbm_bytes"))});
   }
   if (!rows.empty())
     std::cout << "\n"

@@ -34,16 +34,6 @@ std::string assignments_text(const PointResult& r, const std::set<std::string>& 
   return join(parts, ", ");
 }
 
-double metric(const Record& m, const std::string& name) {
-  for (size_t i = 0; i < m.columns().size(); ++i) {
-    if (m.columns()[i].name != name) continue;
-    const Cell& c = m.cells()[i];
-    if (const auto* d = std::get_if<double>(&c)) return *d;
-    if (const auto* n = std::get_if<std::int64_t>(&c)) return static_cast<double>(*n);
-  }
-  return 0;
-}
-
 double number(const Table& t, size_t row, const char* col) {
   return t.column(col) >= 0 ? t.get_number(row, col) : 0.0;
 }
@@ -72,11 +62,11 @@ Run run_of(const PointResult& r) {
   Run out;
   out.system = assigned(r, "system");
   out.point = r.id;
-  out.util = metric(r.metrics, "mac_utilization");
-  out.flops = metric(r.metrics, "achieved_flops");
-  out.hbm = metric(r.metrics, "hbm_bytes");
-  out.peak = metric(r.metrics, "peak_flops");
-  out.tdp = metric(r.metrics, "tdp_watts");
+  out.util = r.metrics.number("mac_utilization");
+  out.flops = r.metrics.number("achieved_flops");
+  out.hbm = r.metrics.number("hbm_bytes");
+  out.peak = r.metrics.number("peak_flops");
+  out.tdp = r.metrics.number("tdp_watts");
   std::map<std::string, double> by_bound;
   const Table& t = r.layers;
   for (size_t i = 0; i < t.rows().size(); ++i) {
@@ -94,7 +84,7 @@ Run run_of(const PointResult& r) {
     out.time += f.time;
     out.layers[name] = f;
   }
-  const double metric_time = metric(r.metrics, "time");
+  const double metric_time = r.metrics.number("time");
   if (metric_time > 0) out.time = metric_time;
   double best = -1, sum = 0;
   for (const auto& [b, s] : by_bound) sum += s;

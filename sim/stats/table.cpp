@@ -24,6 +24,15 @@ Record& Record::f(const std::string& name, const std::string& unit, const std::s
   return *this;
 }
 
+double Record::number(const std::string& name) const {
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    if (columns_[i].name != name) continue;
+    if (const auto* d = std::get_if<double>(&cells_[i])) return *d;
+    if (const auto* n = std::get_if<std::int64_t>(&cells_[i])) return static_cast<double>(*n);
+  }
+  return 0;
+}
+
 Record& Record::s(const std::string& name, const std::string& desc, const std::string& v) {
   columns_.push_back({name, "", desc, ColumnType::kString});
   cells_.emplace_back(v);

@@ -27,6 +27,8 @@ class Record {
             std::int64_t v);
   Record& f(const std::string& name, const std::string& unit, const std::string& desc, double v);
   Record& s(const std::string& name, const std::string& desc, const std::string& v);
+  /// The numeric cell `name` (int or float) as a double; 0 when absent or a string.
+  double number(const std::string& name) const;
   const std::vector<Column>& columns() const { return columns_; }
   const std::vector<Cell>& cells() const { return cells_; }
 

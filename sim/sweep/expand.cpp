@@ -166,6 +166,16 @@ std::vector<Axis> applicable(const std::vector<Axis>& axes, const Node& system,
   return out;
 }
 
+/// Per entry of `systems:`, the swept paths that do not apply to it.
+std::vector<std::vector<std::string>> dropped_paths(const config::Experiment& ex,
+                                                    const std::vector<Axis>& axes,
+                                                    const Applies& applies) {
+  std::vector<std::vector<std::string>> out(ex.systems.size());
+  for (size_t i = 0; i < ex.systems.size(); ++i)
+    applicable(axes, ex.systems[i].system, applies ? applies : path_in_tree, &out[i]);
+  return out;
+}
+
 void check_total(const std::vector<Axis>& axes, size_t before, const Node& sweep) {
   size_t total = 1;
   for (const auto& a : axes) {
@@ -185,11 +195,8 @@ std::vector<Point> expand(const config::Experiment& ex, const Applies& applies) 
   }
   // A swept system path that no system has is a mistake, not a note.
   std::map<std::string, size_t> missing;
-  for (const auto& s : ex.systems) {
-    std::vector<std::string> dropped;
-    applicable(axes, s.system, applies ? applies : path_in_tree, &dropped);
-    for (const auto& d : dropped) ++missing[d];
-  }
+  for (const auto& paths : dropped_paths(ex, axes, applies))
+    for (const auto& d : paths) ++missing[d];
   for (const auto& [path, n] : missing)
     if (n == ex.systems.size())
       throw ConfigError(ex.sweep.origin(), "sweep." + path,
@@ -210,16 +217,13 @@ std::vector<Point> expand(const config::Experiment& ex, const Applies& applies) 
 
 std::vector<std::string> sweep_notes(const config::Experiment& ex, const Applies& applies) {
   std::vector<std::string> notes;
-  const auto axes = axes_of(ex.sweep);
-  for (const auto& s : ex.systems) {
-    std::vector<std::string> dropped;
-    applicable(axes, s.system, applies ? applies : path_in_tree, &dropped);
-    for (const auto& d : dropped)
+  const auto dropped = dropped_paths(ex, axes_of(ex.sweep), applies);
+  for (size_t i = 0; i < ex.systems.size(); ++i)
+    for (const auto& d : dropped[i])
       notes.push_back(
           fmt::format("sweep.{} does not apply to system {} (it has no such key): "
                       "its points run once, at {}'s own value",
-                      d, s.name, s.name));
-  }
+                      d, ex.systems[i].name, ex.systems[i].name));
   return notes;
 }
 
