@@ -138,7 +138,8 @@ TEST_CASE("GPU FlashAttention runs the kernel each measurement ran", "[validatio
   CHECK(a100[0].find("FlashAttention fa2") != std::string::npos);
 }
 
-// First run (this table): mean |error| 29.1% over 9 points, the bound missed: H100 FA-2 +26 ..
+// After the power-limited SM clock: 10.8%, still missed (models/gpu_sm/README.md). First run:
+// mean |error| 29.1% over 9 points, the bound missed: H100 FA-2 +26 ..
 // +48%, FA-3 +5 .. +56%, A100 FA-2 -5.3%. Causes measured on the lent H100 (models/gpu_sm/README.md
 // "Simulated vs measured"): the SM clock under the attention kernels (median 1755 MHz FA-2,
 // 1530 MHz cuDNN flash vs the preset's 1830) and mma.sync's sustained rate on sm_90 (2/3 of the
