@@ -66,7 +66,9 @@ void UnitModule::retire() {
       e.bytes = op.bytes;
       e.unit = index_;
       e.layer = op.layer;
+      e.instance = op.instance;
       e.kind = static_cast<std::uint16_t>(op.kind);
+      trace_route(op, *trace_, e);
       trace_->events.push_back(e);
     }
   }

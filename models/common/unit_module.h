@@ -52,6 +52,10 @@ class UnitModule : public sc_core::sc_module {
   virtual void dequeued(const Op& /*op*/) {}
   /// Called by kick(), at the time the program starts.
   virtual void begin_run(std::uint32_t /*layers*/) {}
+  /// Sets a traced op's source and destination memories (TraceEvent::src, dst, places of
+  /// `trace`); by default it moves no data between memories.
+  virtual void trace_route(const Op& /*op*/, stats::Trace& /*trace*/,
+                           stats::TraceEvent& /*e*/) const {}
   UnitCounters& counters(std::uint32_t layer) { return layers_[layer]; }
   const Scoreboard& board() const { return board_; }
 

@@ -30,6 +30,16 @@ MemoryTransfer DmaModule::memory_transfer(const Op& op, const DmaConfig& cfg,
   return t;
 }
 
+void DmaModule::trace_route(const Op& op, stats::Trace& trace, stats::TraceEvent& e) const {
+  const Program& program = board().program();
+  const std::string& self = program.units[index()];  // "chip0.core1.dma0"
+  const std::uint16_t memory = trace.place(program.memories[op.memory]);
+  const std::uint16_t local = trace.place(self.substr(0, self.rfind('.')) + ".vmem");
+  const bool store = op.kind == OpKind::kStore;
+  e.src = store ? local : memory;
+  e.dst = store ? memory : local;
+}
+
 void DmaModule::begin_run(std::uint32_t layers) {
   memory_bytes_.assign(layers, {0, 0});
   held_ps_.assign(layers, 0.0);

@@ -51,6 +51,8 @@ class DmaModule : public UnitModule {
  protected:
   sc_core::sc_time execute(const Op& op, sc_core::sc_time deps_done) override;
   void begin_run(std::uint32_t layers) override;
+  /// Loads go from the op's memory (HBM, CMEM) to the VMEM of the engine's core, stores back.
+  void trace_route(const Op& op, stats::Trace& trace, stats::TraceEvent& e) const override;
 
  private:
   /// Pays the setup and hands the op's transfer to its memory; returns the memory's handle.

@@ -398,15 +398,16 @@ Hid make_enum(hid_t base, const std::vector<std::string>& names, const std::stri
   return t;
 }
 
-/// The packed file type {begin, end, unit, kind, bytes, layer} (34 B) and the in-memory type
-/// over TraceEvent.
-std::pair<Hid, Hid> trace_types(const Trace& tr) {
+/// The packed file type and the in-memory type over TraceEvent. Version 1: {begin, end, unit,
+/// kind, bytes, layer} (34 B); version 2 adds {instance, src, dst} (42 B), src and dst an enum
+/// over the places.
+std::pair<Hid, Hid> trace_types(const Trace& tr, bool v2) {
   const std::string what = "trace type";
   Hid fu = make_enum<std::uint32_t>(H5T_STD_U32LE, tr.units, "trace unit enum");
   Hid fk = make_enum<std::uint16_t>(H5T_STD_U16LE, tr.kinds, "trace kind enum");
   Hid mu = make_enum<std::uint32_t>(H5T_NATIVE_UINT32, tr.units, "trace unit enum");
   Hid mk = make_enum<std::uint16_t>(H5T_NATIVE_UINT16, tr.kinds, "trace kind enum");
-  Hid file = own(H5Tcreate(H5T_COMPOUND, 34), what);
+  Hid file = own(H5Tcreate(H5T_COMPOUND, v2 ? 42 : 34), what);
   check(H5Tinsert(file, "begin", 0, H5T_STD_U64LE), what);
   check(H5Tinsert(file, "end", 8, H5T_STD_U64LE), what);
   check(H5Tinsert(file, "unit", 16, fu), what);
@@ -420,6 +421,16 @@ std::pair<Hid, Hid> trace_types(const Trace& tr) {
   check(H5Tinsert(mem, "kind", offsetof(TraceEvent, kind), mk), what);
   check(H5Tinsert(mem, "bytes", offsetof(TraceEvent, bytes), H5T_NATIVE_UINT64), what);
   check(H5Tinsert(mem, "layer", offsetof(TraceEvent, layer), H5T_NATIVE_UINT32), what);
+  if (v2) {
+    Hid fp = make_enum<std::uint16_t>(H5T_STD_U16LE, tr.places, "trace place enum");
+    Hid mp = make_enum<std::uint16_t>(H5T_NATIVE_UINT16, tr.places, "trace place enum");
+    check(H5Tinsert(file, "instance", 34, H5T_STD_U32LE), what);
+    check(H5Tinsert(file, "src", 38, fp), what);
+    check(H5Tinsert(file, "dst", 40, fp), what);
+    check(H5Tinsert(mem, "instance", offsetof(TraceEvent, instance), H5T_NATIVE_UINT32), what);
+    check(H5Tinsert(mem, "src", offsetof(TraceEvent, src), mp), what);
+    check(H5Tinsert(mem, "dst", offsetof(TraceEvent, dst), mp), what);
+  }
   return {std::move(file), std::move(mem)};
 }
 
@@ -430,19 +441,27 @@ void check_unique(const std::vector<std::string>& names, const char* what) {
       throw H5Failure(fmt::format("trace {} name '{}' appears twice", what, n));
 }
 
+void check_events(const Trace& tr) {
+  const size_t places = std::max<size_t>(tr.places.size(), 1);  // none: src = dst = 0
+  for (size_t i = 0; i < tr.events.size(); ++i) {
+    const TraceEvent& e = tr.events[i];
+    if (e.unit >= tr.units.size() || e.kind >= tr.kinds.size() || e.src >= places ||
+        e.dst >= places)
+      throw H5Failure(fmt::format(
+          "trace event {}: unit {} / kind {} / places {}, {} out of range ({} units, {} kinds, {} "
+          "places)",
+          i, e.unit, e.kind, e.src, e.dst, tr.units.size(), tr.kinds.size(), tr.places.size()));
+  }
+}
+
 void write_trace(hid_t point, const Trace& tr) {
   check_unique(tr.units, "unit");
   check_unique(tr.kinds, "kind");
-  for (size_t i = 0; i < tr.events.size(); ++i) {
-    const TraceEvent& e = tr.events[i];
-    if (e.unit >= tr.units.size() || e.kind >= tr.kinds.size())
-      throw H5Failure(
-          fmt::format("trace event {}: unit {} / kind {} out of range ({} units, {} kinds)", i,
-                      e.unit, e.kind, tr.units.size(), tr.kinds.size()));
-  }
+  check_unique(tr.places, "place");
+  check_events(tr);
   const std::string what = "writing trace";
-  auto [ftype, mtype] = trace_types(tr);
-  // 16384 records of 34 B stay well inside the default 1 MiB chunk cache.
+  auto [ftype, mtype] = trace_types(tr, true);
+  // 16384 records of 42 B stay well inside the default 1 MiB chunk cache.
   const hsize_t n = tr.events.size();
   const hsize_t chunk = std::min<hsize_t>(16384, std::max<hsize_t>(1, n));
   Hid dcpl = own(H5Pcreate(H5P_DATASET_CREATE), what);
@@ -454,10 +473,14 @@ void write_trace(hid_t point, const Trace& tr) {
                what);
   if (n > 0) check(H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, tr.events.data()), what);
   attr_str(ds, "description", "one record per executed operation");
-  attr_strs(ds, "unit", {"cycles", "cycles", "", "", "B", ""});
+  attr_strs(ds, "unit", {"cycles", "cycles", "", "", "B", "", "", "", ""});
   attr_strs(ds, "field_descriptions",
             {"start cycle", "end cycle", "unit that executed the operation", "operation kind",
-             "bytes moved", "layer index"});
+             "bytes moved", "layer index", "lowered layer instance (one per repeat)",
+             "where a transfer reads (none: not a transfer)",
+             "where a transfer writes (none: not a transfer)"});
+  attr_u64(ds, "version", Trace::kVersion);
+  if (tr.clock > 0) attr_f64(ds, "clock", tr.clock);
 }
 
 /// Member names of an enum field, in value order.
@@ -492,19 +515,34 @@ std::vector<std::string> enum_names(hid_t compound, const char* field) {
 Trace read_trace(hid_t point) {
   const std::string what = "reading trace";
   Hid ds = open_dataset(point, "trace");
+  const auto version = read_attr_num<std::uint64_t>(ds, "version", H5T_NATIVE_UINT64);
+  if (version > Trace::kVersion)
+    throw H5Failure(fmt::format("trace version {} is newer than this build reads ({})", version,
+                                Trace::kVersion));
   Hid ftype = own(H5Dget_type(ds), what);
   Trace tr;
   tr.enabled = true;
   tr.units = enum_names(ftype, "unit");
   tr.kinds = enum_names(ftype, "kind");
+  // Version 1 (no version attribute) has no places, instances or clock.
+  const bool v2 = H5Tget_member_index(ftype, "src") >= 0;
+  if (v2) {
+    tr.places = enum_names(ftype, "src");
+    tr.clock = read_attr_num<double>(ds, "clock", H5T_NATIVE_DOUBLE);
+  }
   Hid space = own(H5Dget_space(ds), what);
   const hssize_t n = H5Sget_simple_extent_npoints(space);
   if (n < 0) fail(what);
   tr.events.resize(static_cast<size_t>(n));
   if (n > 0) {
-    auto types = trace_types(tr);
+    auto types = trace_types(tr, v2);
     check(H5Dread(ds, types.second, H5S_ALL, H5S_ALL, H5P_DEFAULT, tr.events.data()), what);
   }
+  if (!v2)  // the fields the file lacks: the read may leave their bytes undefined
+    for (auto& e : tr.events) {
+      e.src = e.dst = 0;
+      e.instance = 0;
+    }
   return tr;
 }
 

@@ -10,8 +10,11 @@
 //   /points/<id>/units/<kind>  one table per unit kind, one row per unit instance
 //   /compare/networks, /compare/layers  with `systems:`: the systems side by side
 //                         (sim/stats/compare.h)
-//   /points/<id>/trace    optional: {begin, end, unit, kind, bytes, layer}, chunked and
-//                         compressed (shuffle + deflate 1), unit/kind as HDF5 enums
+//   /points/<id>/trace    optional: {begin, end, unit, kind, bytes, layer, instance, src, dst},
+//                         chunked and compressed (shuffle + deflate 1), unit/kind/src/dst as
+//                         HDF5 enums; attributes version (2) and clock (Hz of its cycles).
+//                         Version 1 files (no version attribute, no instance/src/dst) still
+//                         read, with those fields 0
 // Every dataset carries `unit` and `description` attributes; for compound datasets `unit` is
 // an array of strings, one per field, and `field_descriptions` another.
 // The file is written to "<path>.partial" and renamed to <path> only by commit(), so a run that

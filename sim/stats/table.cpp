@@ -217,6 +217,9 @@ std::string serialize(const PointResult& r) {
   for (const auto& s : r.trace.units) w.str(s);
   w.pod<std::uint64_t>(r.trace.kinds.size());
   for (const auto& s : r.trace.kinds) w.str(s);
+  w.pod<std::uint64_t>(r.trace.places.size());
+  for (const auto& s : r.trace.places) w.str(s);
+  w.pod(r.trace.clock);
   w.pod<std::uint64_t>(r.trace.events.size());
   for (const auto& e : r.trace.events) w.pod(e);
   return w.take();
@@ -257,6 +260,9 @@ PointResult deserialize(const std::string& bytes) {
   for (std::uint64_t i = 0; i < ntu; ++i) r.trace.units.push_back(rd.str());
   const auto ntk = rd.pod<std::uint64_t>();
   for (std::uint64_t i = 0; i < ntk; ++i) r.trace.kinds.push_back(rd.str());
+  const auto ntp = rd.pod<std::uint64_t>();
+  for (std::uint64_t i = 0; i < ntp; ++i) r.trace.places.push_back(rd.str());
+  r.trace.clock = rd.pod<double>();
   const auto ne = rd.pod<std::uint64_t>();
   r.trace.events.resize(ne);
   for (auto& e : r.trace.events) e = rd.pod<TraceEvent>();

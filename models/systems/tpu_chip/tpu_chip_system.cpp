@@ -30,6 +30,7 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
   const TpuChipConfig& chip = cfg_.chip;
   stats::PointResult res;
   res.trace.enabled = opt.trace;
+  res.trace.clock = chip.clock.value();
   for (auto k : {OpKind::kLoad, OpKind::kStore, OpKind::kMatmul, OpKind::kVector})
     res.trace.kinds.push_back(op_kind_name(k));
 
