@@ -50,8 +50,10 @@ void GpuSmArrayModule::issuer(int sm) {
     Accepted a;
     a.token = j.token;
     a.issue = j.issue;
+    a.write = j.write;
     for (const auto& d : j.descs) {
       if (d.bytes() == 0) continue;
+      a.bytes += d.bytes();
       MemoryTransfer t;
       t.desc = d;
       t.write = j.write;
@@ -81,8 +83,35 @@ void GpuSmArrayModule::finisher(int sm) {
     sc_time last = sc_core::sc_time_stamp();
     for (const std::uint64_t h : a.handles)
       last = std::max(last, sc_core::sc_time_stamp() + memory->finish(h));
-    deliver(a.token, std::max(a.issue + 1, cycles_at(last)));
+    const std::uint64_t done = std::max(a.issue + 1, cycles_at(last));
+    if (trace_) record(sm, a, done);
+    deliver(a.token, done);
   }
+}
+
+void GpuSmArrayModule::set_trace(TraceRecorder* rec, const std::string& device,
+                                 const std::string& memory_path) {
+  trace_ = rec != nullptr && rec->on() ? rec : nullptr;
+  if (!trace_) return;
+  load_ = trace_->kind("load");
+  store_ = trace_->kind("store");
+  memory_place_ = trace_->place(memory_path);
+  for (int sm = 0; sm < sms(); ++sm) {
+    const std::string base = device + ".sm" + std::to_string(sm);
+    trace_->unit(base);
+    copy_unit_.push_back(trace_->unit(base + ".copy"));
+    smem_.push_back(trace_->place(base + ".smem"));
+  }
+}
+
+// A copy from its issue to its data in shared memory; a store until it is written.
+void GpuSmArrayModule::record(int sm, const Accepted& a, std::uint64_t done) {
+  const auto s = static_cast<size_t>(sm);
+  const auto ps = [this](std::uint64_t c) {
+    return static_cast<double>((t0_ + period_ * static_cast<double>(c)).value());
+  };
+  trace_->add(copy_unit_[s], a.write ? store_ : load_, ps(a.issue), ps(done), a.bytes,
+              a.write ? smem_[s] : memory_place_, a.write ? memory_place_ : smem_[s]);
 }
 
 void GpuSmArrayModule::deliver(std::uint64_t token, std::uint64_t cycle) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "models/common/memory_if.h"
+#include "models/common/trace_recorder.h"
 #include "models/gpu_sm/gmem_port.h"
 #include "models/gpu_sm/gpu_attention.h"
 #include "models/gpu_sm/gpu_sm_run.h"
@@ -44,6 +45,11 @@ class GpuSmArrayModule : public sc_core::sc_module, private GmemPort {
   /// Runs a memory-bound kernel from the current time (call from an SC_THREAD).
   StreamRun run(const StreamLaunch& launch);
 
+  /// Records every SM's copies (`memory` -> "<device>.smN.smem") and stores (back) on unit
+  /// "<device>.smN.copy" into `rec` (units "<device>.smN" are registered before each, for
+  /// their CTAs). Call before the run.
+  void set_trace(TraceRecorder* rec, const std::string& device, const std::string& memory_path);
+
  private:
   struct Job {
     std::uint64_t token = 0;
@@ -54,6 +60,8 @@ class GpuSmArrayModule : public sc_core::sc_module, private GmemPort {
   struct Accepted {  ///< a job the memory took, waiting for its data
     std::uint64_t token = 0, issue = 0;
     std::vector<std::uint64_t> handles;
+    std::uint64_t bytes = 0;  ///< for the trace
+    bool write = false;
   };
   /// An SM's copy engine: one process offers jobs to the memory in order (back-pressure stalls
   /// it), a pool of processes waits for accepted jobs' data, so several are in flight. An idle
@@ -76,6 +84,7 @@ class GpuSmArrayModule : public sc_core::sc_module, private GmemPort {
   void issuer(int sm);
   void finisher(int sm);
   void deliver(std::uint64_t token, std::uint64_t cycle);
+  void record(int sm, const Accepted& a, std::uint64_t done);
   std::uint64_t cycles_at(const sc_core::sc_time& t) const;
   /// Waits for the next answers and hands them out (GEMM: to the stepper).
   std::vector<std::pair<std::uint64_t, std::uint64_t>> take_arrivals();
@@ -94,6 +103,11 @@ class GpuSmArrayModule : public sc_core::sc_module, private GmemPort {
   std::vector<size_t> flash_index_;  ///< tile id -> position in flash_->ctas
   std::vector<std::pair<std::uint64_t, std::uint64_t>> arrivals_;  ///< (token, cycle)
   sc_core::sc_event arrival_;
+  // The trace (set_trace), or nullptr: per SM its copy engine's unit and shared memory.
+  TraceRecorder* trace_ = nullptr;
+  std::vector<std::uint32_t> copy_unit_;
+  std::vector<std::uint16_t> smem_;
+  std::uint16_t memory_place_ = 0, load_ = 0, store_ = 0;
 };
 
 }  // namespace systole::models

@@ -108,6 +108,7 @@ void L2Module::issue(Stream& s, bool fetches) {
   for (;;) {
     while (s.queued.empty()) wait_for(s.queued_ev);
     const std::uint64_t h = memory->begin(s.queued.front());
+    if (trace_) s.traced.push_back({now_ps(), s.queued.front().desc.bytes(), trace_->mark()});
     s.queued.pop_front();
     s.issued.push_back(h);
     s.issued_ev.notify(sc_core::SC_ZERO_TIME);
@@ -123,8 +124,26 @@ void L2Module::retire(Stream& s, bool fetches) {
     const sc_core::sc_time extra = memory->finish(s.issued.front());
     if (extra > sc_core::SC_ZERO_TIME) sc_core::wait(extra);
     s.issued.pop_front();
+    if (trace_) {
+      const Traced t = s.traced.front();
+      s.traced.pop_front();
+      trace_->add(t.mark, trace_unit_, fetches ? fetch_ : writeback_, t.accepted_ps, now_ps(),
+                  t.bytes, fetches ? memory_place_ : self_place_,
+                  fetches ? self_place_ : memory_place_);
+    }
     if (fetches) settle(model_.fetch_arrived(now_ps()));
   }
+}
+
+void L2Module::set_trace(TraceRecorder* rec, const std::string& self,
+                         const std::string& memory_path) {
+  trace_ = rec != nullptr && rec->on() ? rec : nullptr;
+  if (!trace_) return;
+  trace_unit_ = trace_->unit(self);
+  self_place_ = trace_->place(self);
+  memory_place_ = trace_->place(memory_path);
+  fetch_ = trace_->kind("fetch");
+  writeback_ = trace_->kind("write-back");
 }
 
 void L2Module::settle(const std::vector<L2Settled>& done) {

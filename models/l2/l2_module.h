@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "models/common/memory_if.h"
+#include "models/common/trace_recorder.h"
 #include "models/l2/l2_timing.h"
 
 namespace systole::models {
@@ -35,6 +36,9 @@ class L2Module : public sc_core::sc_module, public MemoryIf {
 
   /// Puts `requester` in `partition` (before its first transfer).
   void set_partition(std::uint16_t requester, std::uint32_t partition);
+  /// Records its fetches (`memory` -> `self`) and write-backs (back), each from its acceptance
+  /// by the memory to its end, on unit `self` into `rec`. Call before the run.
+  void set_trace(TraceRecorder* rec, const std::string& self, const std::string& memory_path);
 
   std::uint64_t try_begin(const MemoryTransfer& t) override;
   const sc_core::sc_event& retry_event(std::uint16_t requester) const override;
@@ -65,9 +69,15 @@ class L2Module : public sc_core::sc_module, public MemoryIf {
     bool finished;  // finish() has returned: its place may go
   };
   /// Downstream transfers of one kind, issued and finished in order by two threads.
+  struct Traced {  // an issued transfer, for the trace
+    double accepted_ps;
+    std::uint64_t bytes;
+    TraceRecorder::Mark mark;
+  };
   struct Stream {
     std::deque<MemoryTransfer> queued;  // not yet accepted by the memory
     std::deque<std::uint64_t> issued;   // accepted, not yet finished
+    std::deque<Traced> traced;          // with the trace on: one per issued
     sc_core::sc_event queued_ev, issued_ev;
   };
   Requester& requester(std::uint16_t id);
@@ -102,6 +112,9 @@ class L2Module : public sc_core::sc_module, public MemoryIf {
   mutable std::priority_queue<double, std::vector<double>, std::greater<double>> ends_;
   mutable std::uint32_t active_ = 0;
   mutable double busy_ps_ = 0, busy_since_ps_ = 0;
+  TraceRecorder* trace_ = nullptr;
+  std::uint32_t trace_unit_ = 0;
+  std::uint16_t self_place_ = 0, memory_place_ = 0, fetch_ = 0, writeback_ = 0;
 };
 
 }  // namespace systole::models

@@ -40,6 +40,7 @@ void GpuDeviceModule::stream_thread() {
   for (size_t i = 0; i < kernels_->size(); ++i) {
     const auto& k = (*kernels_)[i];
     if (i > 0) sc_core::wait(gap);
+    if (trace_) trace_->set_layer(kernel_layer_.at(i));
     GpuKernelRun r;
     r.start_ps = sc_core::sc_time_stamp().to_seconds() * 1e12;
     r.l2_before = l2_->timing().counters();
@@ -54,6 +55,16 @@ void GpuDeviceModule::stream_thread() {
     r.l2_after = l2_->timing().counters();
     runs_->push_back(std::move(r));
   }
+}
+
+void GpuDeviceModule::set_trace(TraceRecorder* rec, std::vector<std::uint32_t> kernel_layer) {
+  trace_ = rec != nullptr && rec->on() ? rec : nullptr;
+  if (!trace_) return;
+  kernel_layer_ = std::move(kernel_layer);
+  const std::string self = name();
+  trace_->unit(self + ".stream");  // the tracks in this order: kernels, SMs, L2
+  sms_->set_trace(trace_, self, self + ".l2");
+  l2_->set_trace(trace_, self + ".l2", self + ".hbm");
 }
 
 std::vector<GpuKernelRun> GpuDeviceModule::run(const std::vector<workloads::GpuKernel>& kernels) {

@@ -35,6 +35,9 @@ class GpuDeviceModule : public sc_core::sc_module {
 
   /// Runs the kernels in order (one sc_start); one record per kernel.
   std::vector<GpuKernelRun> run(const std::vector<workloads::GpuKernel>& kernels);
+  /// Records the SMs' copies and the L2's HBM traffic into `rec` (gpu_device_trace.h), each
+  /// kernel's under its layer (`kernel_layer`, one per kernel). Call before run().
+  void set_trace(TraceRecorder* rec, std::vector<std::uint32_t> kernel_layer);
 
   const GpuDeviceConfig& config() const { return cfg_; }
   const L2Module& l2() const { return *l2_; }
@@ -54,6 +57,8 @@ class GpuDeviceModule : public sc_core::sc_module {
   std::unique_ptr<GpuSmArrayModule> sms_;
   const std::vector<workloads::GpuKernel>* kernels_ = nullptr;
   std::vector<GpuKernelRun>* runs_ = nullptr;
+  TraceRecorder* trace_ = nullptr;
+  std::vector<std::uint32_t> kernel_layer_;
 };
 
 }  // namespace systole::models

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "models/systems/gpu_device/gpu_device_module.h"
+#include "models/systems/gpu_device/gpu_device_trace.h"
 #include "models/systems/gpu_device/gpu_power.h"
 
 namespace systole::models {
@@ -203,7 +204,7 @@ std::string GpuDeviceSystem::plan(const workloads::Workload& w) const {
   return workloads::describe_gpu_program(cfg_.device, compile(w));
 }
 
-stats::PointResult GpuDeviceSystem::run(const workloads::Workload& w, const RunOptions&) {
+stats::PointResult GpuDeviceSystem::run(const workloads::Workload& w, const RunOptions& opt) {
   // Under a power cap the board settles at the clock its power allows (gpu_power.h); the
   // program is compiled again at that clock (latencies in cycles change the mapper's choice).
   GpuDeviceConfig d = cfg_.device;
@@ -214,10 +215,18 @@ stats::PointResult GpuDeviceSystem::run(const workloads::Workload& w, const RunO
     d.l2.clock = f;
     prog = workloads::compile_gpu(d, w.layers, cfg_.mapping);
   }
-  GpuDeviceModule top("gpu0", d);
-  const std::vector<GpuKernelRun> runs = top.run(prog.kernels);
-
   stats::PointResult res;
+  res.trace.enabled = opt.trace;
+  TraceRecorder rec(&res.trace);
+  GpuDeviceModule top("gpu0", d);
+  top.set_trace(&rec, kernel_layers(prog));
+  const std::vector<GpuKernelRun> runs = top.run(prog.kernels);
+  if (rec.on()) {
+    trace_kernels(rec, top.name(), top, prog, runs);
+    trace_to_cycles(res.trace, static_cast<double>(top.sms().period().value()));
+    res.trace.clock = d.gpu_sm.clock.value();
+  }
+
   double total = 0, macs = 0, hbm = 0, peak_weighted = 0;
   for (const auto& lp : prog.layers) {
     const LayerSums s = sum_layer(d, prog, lp, runs);

@@ -11,7 +11,8 @@ target_sources(workloads PRIVATE
 target_sources(models_sc PRIVATE
   ${PROJECT_SOURCE_DIR}/models/gpu_sm/gpu_sm_module.cpp
   ${PROJECT_SOURCE_DIR}/models/systems/gpu_device/gpu_device_module.cpp
-  ${PROJECT_SOURCE_DIR}/models/systems/gpu_device/gpu_device_system.cpp)
+  ${PROJECT_SOURCE_DIR}/models/systems/gpu_device/gpu_device_system.cpp
+  ${PROJECT_SOURCE_DIR}/models/systems/gpu_device/gpu_device_trace.cpp)
 
 if(SYSTOLE_BUILD_TESTS)
   systole_test(gpu_mapping_unit_tests
