@@ -1,103 +1,118 @@
-// systole-trace: exports the operation trace of a results file to the Chrome trace-event JSON
-// format, which https://ui.perfetto.dev and chrome://tracing open directly.
+// systole-trace: exports the operation traces of a results file to the Chrome trace-event JSON
+// format, which https://ui.perfetto.dev and chrome://tracing open directly (tracks and names:
+// tools/trace/chrome_trace.h).
 //
-//   systole-trace results.h5 [--point ID] [-o trace.json]
+//   systole-trace RESULTS.h5 [-o trace.json] [--point ID]
 //
-// One process per design point, one track per unit (MXUs, DMA engines), one slice per op.
+// Bad input (no trace, no such point, the output path naming the input, a file that is not a
+// results file) is one line on stderr and exit code 2, and writes nothing: the JSON goes to
+// "<out>.partial", renamed to <out> once complete.
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
-#include "sim/config/node.h"
-#include "sim/core/units.h"
 #include "sim/stats/results_file.h"
+#include "tools/trace/chrome_trace.h"
 
 using namespace systole;
 
 namespace {
 
-std::string escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    o += c;
-  }
-  return o;
+constexpr const char* kUsage = "usage: systole-trace RESULTS.h5 [-o trace.json] [--point ID]";
+
+struct Args {
+  std::string in, out = "trace.json";
+  int point = -1;
+};
+
+int parse_point(const char* s) {
+  char* end = nullptr;
+  const long v = std::strtol(s, &end, 10);
+  if (*s == '\0' || *end != '\0' || v < 0 || v > 1000000000)
+    throw trace::TraceError(fmt::format("--point wants a point id (an integer >= 0), not '{}'", s));
+  return static_cast<int>(v);
 }
 
-double clock_of(const stats::PointResult& p) {
-  const auto cfg = config::parse_yaml(p.config_yaml, "config");
-  const config::Node* clk = config::get_path(cfg, "system.chip.clock");
-  ParsedQuantity q;
-  std::string why;
-  if (clk && clk->is_scalar() && parse_quantity(clk->text(), q, why) &&
-      q.dim == Dimension::kFrequency)
-    return q.value;
-  return 1e9;  // unknown: show cycles as nanoseconds
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const bool value = i + 1 < argc;
+    if (!std::strcmp(argv[i], "-o") && value)
+      a.out = argv[++i];
+    else if (!std::strcmp(argv[i], "--point") && value)
+      a.point = parse_point(argv[++i]);
+    else if (argv[i][0] == '-' || !a.in.empty())
+      throw trace::TraceError(kUsage);
+    else
+      a.in = argv[i];
+  }
+  if (a.in.empty()) throw trace::TraceError(kUsage);
+  return a;
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(b, ec) && fs::equivalent(a, b, ec)) return true;
+  return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
+}
+
+/// Writes `points` to a.out through "<out>.partial"; the partial file goes if anything fails.
+trace::ExportCounts write(const Args& a, const std::vector<const stats::PointResult*>& points) {
+  const std::string partial = a.out + ".partial";
+  try {
+    std::ofstream os(partial);
+    if (!os) throw trace::TraceError(fmt::format("cannot write {}", partial));
+    const auto n = trace::write_chrome_trace(points, os);
+    os.close();
+    if (!os) throw SimError(fmt::format("writing {} failed", partial));
+    std::filesystem::rename(partial, a.out);
+    return n;
+  } catch (...) {
+    std::error_code ec;
+    std::filesystem::remove(partial, ec);
+    throw;
+  }
+}
+
+int run(int argc, char** argv) {
+  if (argc == 2 && (!std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help"))) {
+    std::cout << kUsage << "\n";
+    return 0;
+  }
+  const Args a = parse(argc, argv);
+  if (same_file(a.in, a.out) || same_file(a.in, a.out + ".partial"))
+    throw trace::TraceError(fmt::format("the output {} would overwrite the input", a.out));
+  const auto all = stats::read_points(a.in);
+  const auto points = trace::traced_points(all, a.point, a.in);
+  const auto n = write(a, points);
+  std::cout << fmt::format(
+      "wrote {}: {} device(s), {} operation slices ({} in flight together, on lanes), {} layer "
+      "slices, {} tracks; open it in https://ui.perfetto.dev\n",
+      a.out, n.devices, n.slices, n.concurrent, n.layer_slices, n.tracks);
+  return 0;
+}
+
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  return s;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string in, out = "trace.json";
-  int only = -1;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "-o") && i + 1 < argc)
-      out = argv[++i];
-    else if (!std::strcmp(argv[i], "--point") && i + 1 < argc)
-      only = std::atoi(argv[++i]);
-    else if (argv[i][0] == '-') {
-      std::cerr << "usage: systole-trace results.h5 [--point ID] [-o trace.json]\n";
-      return 2;
-    } else
-      in = argv[i];
-  }
-  if (in.empty()) {
-    std::cerr << "usage: systole-trace results.h5 [--point ID] [-o trace.json]\n";
-    return 2;
-  }
   try {
-    const auto points = stats::read_points(in);
-    std::ofstream os(out);
-    os << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
-    bool first = true;
-    size_t slices = 0;
-    auto emit = [&](const std::string& e) {
-      os << (first ? "" : ",\n") << e;
-      first = false;
-    };
-    for (const auto& p : points) {
-      if ((only >= 0 && p.id != only) || !p.trace.enabled) continue;
-      const double us_per_cycle = 1e6 / clock_of(p);
-      emit(fmt::format(
-          R"({{"ph":"M","pid":{},"name":"process_name","args":{{"name":"point {}: {}"}}}})", p.id,
-          p.id, escape(p.label)));
-      for (size_t u = 0; u < p.trace.units.size(); ++u)
-        emit(fmt::format(
-            R"({{"ph":"M","pid":{},"tid":{},"name":"thread_name","args":{{"name":"{}"}}}})", p.id,
-            u, escape(p.trace.units[u])));
-      for (const auto& e : p.trace.events) {
-        const std::string layer =
-            e.layer < p.layers.rows().size() ? p.layers.get_string(e.layer, "layer") : "";
-        emit(fmt::format(
-            R"({{"ph":"X","pid":{},"tid":{},"name":"{}","ts":{:.4f},"dur":{:.4f},"args":{{"layer":"{}","bytes":{},"begin_cycle":{},"end_cycle":{}}}}})",
-            p.id, e.unit, escape(p.trace.kinds.at(e.kind)),
-            static_cast<double>(e.begin) * us_per_cycle,
-            static_cast<double>(e.end - e.begin) * us_per_cycle, escape(layer), e.bytes, e.begin,
-            e.end));
-        ++slices;
-      }
-    }
-    os << "\n]}\n";
-    if (!os) throw SimError("cannot write " + out);
-    std::cout << fmt::format("wrote {} ({} operations); open it in https://ui.perfetto.dev\n", out,
-                             slices);
-    if (slices == 0) std::cout << "no trace in the file: run simrun with -p output.trace=true\n";
-    return 0;
+    return run(argc, argv);
   } catch (const Error& e) {
-    std::cerr << "systole-trace: error: " << e.what() << "\n";
+    std::cerr << "systole-trace: error: " << one_line(e.what()) << "\n";
     return e.exit_code();
+  } catch (const std::exception& e) {
+    std::cerr << "systole-trace: error: " << one_line(e.what()) << "\n";
+    return 1;
   }
 }
