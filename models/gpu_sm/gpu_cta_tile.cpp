@@ -67,7 +67,26 @@ MainloopShape mainloop_shape(const GpuSmConfig& c, const GemmCtaTile& t) {
                            s.k_instr, tc_type_name(t.in_type)));
   const std::int64_t sps = c.sub_partitions;
   const std::int64_t rate_sp = c.tc_rate(t.in_type) / sps;
-  if (s.wgmma) {
+  if (t.swap_ab && !s.wgmma)
+    fail("swap_ab", "swapped operands are modelled for wgmma (sm_90a) main loops only");
+  if (s.wgmma && t.swap_ab) {
+    check_divides("bn", t.bn, t.warps_n, kWgmmaM,
+                  "swapped operands: a warpgroup's columns must be whole m64 wgmmas");
+    check_divides("bm", t.bm, t.warps_m, 8,
+                  "swapped operands: wgmma N (along M) is a multiple of 8");
+    s.wm = t.bm / t.warps_m;
+    s.wn = t.bn / t.warps_n;
+    if (s.wm > kWgmmaMaxN)
+      fail("bm",
+           fmt::format("swapped operands: a warpgroup's M of {} exceeds wgmma's N of 256", s.wm));
+    s.compute_warps = 4 * t.warps_m * t.warps_n;
+    s.warps = s.compute_warps + 4;
+    s.producer_warp = 0;
+    s.first_compute_warp = 4;
+    s.mma_per_step = s.wn / kWgmmaM;  // one m64nN wgmma per 64 columns, N = the warpgroup's rows
+    s.mma_ii = ceil_div(16 * s.wm * s.k_instr, rate_sp);
+    s.acc_per_thread = s.mma_per_step * 16 * s.wm / 32;
+  } else if (s.wgmma) {
     check_divides("bm", t.bm, t.warps_m, kWgmmaM, "a warpgroup's rows must be whole m64 wgmmas");
     check_divides("bn", t.bn, t.warps_n, 8, "wgmma N is a multiple of 8");
     s.wm = t.bm / t.warps_m;

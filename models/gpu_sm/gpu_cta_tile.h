@@ -39,6 +39,10 @@ struct GemmCtaTile {
   std::int64_t out_bytes = 2;          ///< per output element: 2 fp16/bf16, 4 fp32/int32 partials
   std::int64_t epilogue_fp32_ops = 0;  ///< FP32-lane ops per output element (bias, scale, ReLU)
   std::int64_t epilogue_sfu_ops = 0;   ///< SFU ops per output element (exp2, tanh for GELU)
+  /// wgmma with swapped operands (cuBLAS's kernels for a skinny M, which compute C^T = B^T A^T):
+  /// the instruction's m64 runs along the tile's N and its N (8..256) along the tile's M, so a
+  /// tile 8 rows tall streams B through whole wgmmas. Loads, stores and the grid are unchanged.
+  bool swap_ab = false;
 };
 
 /// One CTA of the grid: its output tile at its real size and its K slice.

@@ -361,9 +361,15 @@ void Engine::mma_math(Cta& c, size_t wi, const WarpInstr& x) {
               (w % wn) * shape_.wn + (x.idx % nj) * 8, 8, kk0);
     return;
   }
-  // Consumer warp q of warpgroup g computes rows q*16..q*16+15 of each of its m64 wgmmas.
+  // Consumer warp q of warpgroup g computes rows q*16..q*16+15 of each of its m64 wgmmas
+  // (swapped operands: columns q*16..q*16+15 of each m64 block of its columns).
   const auto cw = static_cast<std::int64_t>(wi) - shape_.first_compute_warp;
   const std::int64_t g = cw / 4, q = cw % 4;
+  if (launch_.tile.swap_ab) {
+    tile_math(c, (g / wn) * shape_.wm, shape_.wm, (g % wn) * shape_.wn + x.idx * 64 + q * 16, 16,
+              kk0);
+    return;
+  }
   tile_math(c, (g / wn) * shape_.wm + x.idx * 64 + q * 16, 16, (g % wn) * shape_.wn, shape_.wn,
             kk0);
 }

@@ -20,6 +20,7 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 /// grid, and the bytes of A and B rows each k-tile holds (bk = k_bytes / element bytes).
 struct Candidate {
   std::int64_t bm, bn, warps_m, warps_n, k_bytes;
+  bool swap_ab = false;  ///< wgmma with swapped operands (the tile's N along the wgmma's m64)
 };
 
 // Ampere: the sm_80 tensor-op configurations of CUTLASS's kernel generator
@@ -41,9 +42,30 @@ constexpr Candidate kAmpere[] = {
 // column-major orientation, i.e. 128x320, 192x192, 192x160 here), each with two consumer
 // warpgroups side by side along N (each warpgroup's rows whole m64 wgmmas, N <= 256).
 constexpr Candidate kHopper[] = {
-    {128, 128, 2, 1, 128}, {128, 256, 2, 1, 128}, {256, 128, 2, 1, 128},
-    {64, 128, 1, 1, 128},  {64, 256, 1, 1, 128},  {128, 64, 2, 1, 128},
-    {128, 320, 1, 2, 128}, {192, 192, 1, 2, 128}, {192, 160, 1, 2, 128}};
+    {128, 128, 2, 1, 128},
+    {128, 256, 2, 1, 128},
+    {256, 128, 2, 1, 128},
+    {64, 128, 1, 1, 128},
+    {64, 256, 1, 1, 128},
+    {128, 64, 2, 1, 128},
+    {128, 320, 1, 2, 128},
+    {192, 192, 1, 2, 128},
+    {192, 160, 1, 2, 128},
+    // cuBLAS's skinny-M kernels (data/*_llm_run1.csv, m = 1..64: nvjet_sm90_tst_64x8, 256x8,
+    // 384x8, 64x16, 64x32, 64x64 with 13-16 stages, "_v"): 8 to 64 rows of M against 64 to 384
+    // columns of N, one consumer warpgroup whose wgmmas run m64 along N (swapped operands).
+    {8, 64, 1, 1, 128, true},
+    {8, 128, 1, 1, 128, true},
+    {8, 256, 1, 1, 128, true},
+    {8, 384, 1, 1, 128, true},
+    {16, 64, 1, 1, 128, true},
+    {16, 128, 1, 1, 128, true},
+    {16, 256, 1, 1, 128, true},
+    {32, 64, 1, 1, 128, true},
+    {32, 128, 1, 1, 128, true},
+    {32, 256, 1, 1, 128, true},
+    {64, 64, 1, 1, 128, true},
+    {64, 128, 1, 1, 128, true}};
 
 /// Ampere multistage kernels of CUTLASS use 3 to 5 stages for these tiles (generator.py above).
 constexpr std::int64_t kAmpereMinStages = 3, kAmpereMaxStages = 5;
@@ -101,7 +123,9 @@ std::vector<Shape> shapes(const models::GpuDeviceConfig& d, TcType type, std::in
       return c.bm == o.tile_m && c.bn == o.tile_n && c.warps_m == o.warps_m &&
              c.warps_n == o.warps_n;
     });
-    if (!known) list.push_back({o.tile_m, o.tile_n, o.warps_m, o.warps_n, hopper ? 128 : 64});
+    if (!known)
+      list.push_back(
+          {o.tile_m, o.tile_n, o.warps_m, o.warps_n, hopper ? 128 : 64, hopper && o.tile_m < 64});
   }
   for (const Candidate* c = list.data(); c != list.data() + list.size(); ++c) {
     if ((o.tile_m > 0 && c->bm != o.tile_m) || (o.tile_n > 0 && c->bn != o.tile_n)) continue;
@@ -117,6 +141,7 @@ std::vector<Shape> shapes(const models::GpuDeviceConfig& d, TcType type, std::in
     t.out_bytes = out_bytes;
     t.instr = hopper ? models::MmaInstr::kWgmma : models::MmaInstr::kMmaSync;
     t.copy = hopper ? models::CopyEngine::kTma : models::CopyEngine::kCpAsync;
+    t.swap_ab = c->swap_ab;
     const std::int64_t stage_bytes = (t.bm + t.bn) * t.bk * e + (hopper ? 16 : 0);
     const auto smem_block = static_cast<std::int64_t>(sm.smem_per_block.value());
     const std::int64_t fit = smem_block / stage_bytes;
@@ -383,9 +408,10 @@ const char* gpu_decomposition_name(GpuDecomposition d) {
 }
 
 std::string GpuGemmMapping::tile_text() const {
-  std::string s = fmt::format("{}x{}x{}/{} {}{}x{} {}cta {}w", tile.bm, tile.bn, tile.bk,
-                              tile.stages, tile.instr == models::MmaInstr::kWgmma ? "wg" : "w",
-                              tile.warps_m, tile.warps_n, ctas_per_sm, waves);
+  std::string s =
+      fmt::format("{}x{}x{}/{} {}{}x{} {}cta {}w", tile.bm, tile.bn, tile.bk, tile.stages,
+                  tile.instr == models::MmaInstr::kWgmma ? (tile.swap_ab ? "wgT" : "wg") : "w",
+                  tile.warps_m, tile.warps_n, ctas_per_sm, waves);
   if (decomposition == GpuDecomposition::kSplitK) s += fmt::format(" sk{}", split_k);
   if (decomposition == GpuDecomposition::kStreamK) s += " streamk";
   if (swizzle > 1) s += fmt::format(" swz{}{}", swizzle, raster_along_n ? "n" : "m");

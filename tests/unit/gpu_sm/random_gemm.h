@@ -82,7 +82,8 @@ struct RandomGemm {
         "resident {} | port {:.0f} B/clk (shared {:.0f}) + {} (jitter {}) | mma lat {} wgmma lat "
         "{} smem "
         "lat {}",
-        models::gpu_arch_name(sm.arch), t.instr == models::MmaInstr::kWgmma ? "wgmma" : "mma.sync",
+        models::gpu_arch_name(sm.arch),
+        t.instr == models::MmaInstr::kWgmma ? (t.swap_ab ? "wgmma(swap_ab)" : "wgmma") : "mma.sync",
         t.bm, t.bn, t.bk, t.warps_m, t.warps_n, t.stages, models::tc_type_name(t.in_type), m, n, k,
         split, sms, launch.max_resident, sm_bw, shared_bw, latency, jitter, sm.mma_latency,
         sm.wgmma_latency, sm.smem_latency);
@@ -136,8 +137,9 @@ inline RandomGemm random_gemm(std::mt19937& g, std::int64_t max_tiles = 3) {
     t.copy = CopyEngine::kTma;
     t.warps_m = pick(g, {1, 2});
     t.warps_n = pick(g, {1, 2});
-    t.bm = t.warps_m * 64 * pick(g, {1, 2});
-    t.bn = t.warps_n * 8 * uniform(g, 1, 12);
+    t.swap_ab = uniform(g, 0, 3) == 0;  // cuBLAS's skinny-M kernels: wgmma M along the tile's N
+    t.bm = t.swap_ab ? t.warps_m * 8 * uniform(g, 1, 8) : t.warps_m * 64 * pick(g, {1, 2});
+    t.bn = t.swap_ab ? t.warps_n * 64 * pick(g, {1, 2, 3}) : t.warps_n * 8 * uniform(g, 1, 12);
   } else {
     t.warps_m = pick(g, {1, 2, 4});
     t.warps_n = pick(g, {1, 2, 4});

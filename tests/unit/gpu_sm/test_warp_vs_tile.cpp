@@ -19,7 +19,7 @@ TEST_CASE("tile-level model equals the warp-level reference on 600 random cases"
   using clock = std::chrono::steady_clock;
   double ref_s = 0, fast_s = 0;
   std::uint64_t cycles = 0;
-  int hopper = 0, wgmma = 0, multi_sm = 0, multi_cta = 0, split = 0, edge = 0;
+  int hopper = 0, wgmma = 0, swapped = 0, multi_sm = 0, multi_cta = 0, split = 0, edge = 0;
   const int cases = 600;
   for (int i = 0; i < cases; ++i) {
     const test::RandomGemm r = test::random_gemm(g);
@@ -63,6 +63,7 @@ TEST_CASE("tile-level model equals the warp-level reference on 600 random cases"
     cycles += ref.cycles;
     hopper += r.sm.arch == GpuArch::kHopper;
     wgmma += r.launch.tile.instr == MmaInstr::kWgmma;
+    swapped += r.launch.tile.swap_ab;
     multi_sm += r.sms > 1;
     multi_cta += ref.resident > 1 && ref.ctas.size() > static_cast<size_t>(r.sms);
     split += r.split > 1;
@@ -72,6 +73,7 @@ TEST_CASE("tile-level model equals the warp-level reference on 600 random cases"
   // The random cases cover every axis.
   CHECK(hopper > cases / 4);
   CHECK(wgmma > cases / 8);
+  CHECK(swapped > cases / 40);
   CHECK(multi_sm > cases / 2);
   CHECK(multi_cta > cases / 4);
   CHECK(split > cases / 4);
