@@ -56,6 +56,10 @@ struct FlashCtaWork {
   std::int64_t n_blocks = 0;    ///< K/V blocks visited, >= 1
   std::int64_t masked = 0;      ///< the first `masked` blocks visited apply the causal mask
   std::int64_t first_rows = 0;  ///< K/V rows of the first block visited, 1..block_n
+  /// Split-KV (flash-decoding): the tile's K/V blocks are kv_block0 .. kv_block0 + n_blocks - 1
+  /// of its head (0 without splits), and its fp32 partial O and LSE go to slab `split`.
+  std::int64_t kv_block0 = 0;
+  std::int64_t split = 0;
 };
 
 /// A FlashAttention forward kernel on `sms` SMs: each SM holds `resident` CTA slots (occupancy,
@@ -66,6 +70,7 @@ struct FlashLaunch {
   std::vector<FlashCtaWork> ctas;
   int sms = 1;
   std::int64_t max_resident = 0;
+  std::int64_t splits = 1;  ///< K/V splits per query tile (> 1: partials and a combine kernel)
 };
 
 /// Per-warp instruction counts and pipe costs both kernels' sections are timed from.

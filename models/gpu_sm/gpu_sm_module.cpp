@@ -238,8 +238,10 @@ GpuSmArrayModule::Job GpuSmArrayModule::flash_job(const GmemRequest& r) const {
   const auto row = static_cast<std::uint64_t>(w.head * a.seq_q + w.m_block * t.block_m);
   const auto rows = static_cast<std::uint64_t>(w.q_rows);
   if (r.store) {
-    j.descs.push_back(DmaDescriptor::linear(a.o + row * d * a.out_elem, rows * d * a.out_elem));
-    j.descs.push_back(DmaDescriptor::linear(a.lse + row * 4, rows * 4));
+    const auto slab = static_cast<std::uint64_t>(w.split) * static_cast<std::uint64_t>(a.rows);
+    j.descs.push_back(
+        DmaDescriptor::linear(a.o + (slab + row) * d * a.out_elem, rows * d * a.out_elem));
+    j.descs.push_back(DmaDescriptor::linear(a.lse + (slab + row) * 4, rows * 4));
   } else if (r.k_tile == 0) {
     j.descs.push_back(DmaDescriptor::linear(a.q + row * d * a.elem, rows * d * a.elem));
   } else {
@@ -249,7 +251,7 @@ GpuSmArrayModule::Job GpuSmArrayModule::flash_job(const GmemRequest& r) const {
     const auto kv_rows = static_cast<std::uint64_t>(v == 0 ? w.first_rows : t.block_n);
     const auto kv_row =
         static_cast<std::uint64_t>((w.head / std::max<std::int64_t>(a.group, 1)) * a.seq_kv +
-                                   (w.n_blocks - 1 - v) * t.block_n);
+                                   (w.kv_block0 + w.n_blocks - 1 - v) * t.block_n);
     const std::uint64_t base = r.k_tile % 2 == 1 ? a.k : a.v;
     j.descs.push_back(DmaDescriptor::linear(base + kv_row * d * a.elem, kv_rows * d * a.elem));
   }

@@ -106,6 +106,9 @@ struct GemmAddressing {
 struct FlashAddressing {
   std::uint64_t q = 0, k = 0, v = 0, o = 0, lse = 0;
   std::int64_t seq_q = 0, seq_kv = 0, head_dim = 0;
+  /// Split-KV: query rows of the whole launch (batch x heads x seq_q); split s's partial O and
+  /// LSE rows start at o + s x rows x head_dim x out_elem and lse + s x rows x 4.
+  std::int64_t rows = 0;
   std::int64_t group = 1;
   std::uint64_t elem = 2, out_elem = 2;
 };

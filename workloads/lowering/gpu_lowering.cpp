@@ -297,26 +297,39 @@ void Compiler::flash_kernel(size_t i, const Layer& l, std::uint64_t q, std::uint
   o.force_fa2 = opt_.force_fa2;
   kn.flash = map_gpu_attention(dev_, l, o);
   kn.flash_launch = gpu_attention_launch(kn.flash, static_cast<int>(dev_.sms));
-  const std::int64_t bh = s.batch * s.heads;
+  // Addresses follow the shape the kernel runs (a decode step's packed query heads are the
+  // same contiguous rows of Q and O).
+  const AttentionShape& ks = kn.flash.shape;
+  const std::uint64_t rows = u(ks.batch * ks.heads * ks.seq_q);
+  const std::uint64_t e = dtype_bytes(l.dtype);
+  const std::int64_t splits = kn.flash.splits;
   const auto oe = u(kn.flash.tile.out_bytes);
-  const Tensor out{heap_.alloc(u(bh * s.seq_q * s.head_dim) * oe),
-                   u(bh * s.seq_q * s.head_dim) * oe};
+  const Tensor out{heap_.alloc(rows * u(s.head_dim) * e), rows * u(s.head_dim) * e};
   models::FlashAddressing& a = kn.flash_addr;
   a.q = q;
   a.k = k;
   a.v = v;
-  a.o = out.addr;
-  a.lse = heap_.alloc(u(bh * s.seq_q) * 4);
-  a.seq_q = s.seq_q;
-  a.seq_kv = s.seq_kv;
-  a.head_dim = s.head_dim;
-  a.group = s.group();
-  a.elem = dtype_bytes(l.dtype);
+  // Split-KV: the splits' fp32 partial O and LSE slabs in a workspace; else O itself.
+  a.o = splits > 1 ? heap_.alloc(u(splits) * rows * u(s.head_dim) * oe) : out.addr;
+  a.lse = heap_.alloc(u(splits) * rows * 4);
+  a.rows = static_cast<std::int64_t>(rows);
+  a.seq_q = ks.seq_q;
+  a.seq_kv = ks.seq_kv;
+  a.head_dim = ks.head_dim;
+  a.group = ks.group();
+  a.elem = e;
   a.out_elem = oe;
   kn.flops = static_cast<std::uint64_t>(kn.flash.bounds.flops);
   kn.compulsory_bytes = kn.flash.bounds.compulsory_bytes;
+  const Tensor partials{a.o, u(splits) * rows * u(s.head_dim) * oe};
+  const Tensor lse{a.lse, u(splits) * rows * 4};
   p_.kernels.push_back(std::move(kn));
   p_.layers[i].kernels.push_back(p_.kernels.size() - 1);
+  // FlashAttention's split-KV combine kernel (flash_fwd_splitkv_combine_kernel): per output
+  // element, the splits' partials rescaled by exp(lse_s - lse) and summed.
+  if (splits > 1)
+    stream_kernel(i, l.name + ".splitkv_combine", {partials, lse}, out, rows * u(s.head_dim),
+                  2.0 * static_cast<double>(splits), 0);
   outputs_[i] = out;
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "workloads/mapping/gpu_gemm_mapping.h"
 
@@ -122,6 +123,48 @@ FlashTile choose_tile(const models::GpuDeviceConfig& d, const Layer& l, TcType t
   return t;
 }
 
+/// The shape the kernel runs. One query token per sequence (a decode step) sees every key under
+/// a bottom-right causal mask, so it runs unmasked; with grouped-query heads, a K/V head's
+/// `group` query heads attend the same keys and run as one tile's rows (FlashAttention-2
+/// csrc/flash_attn/flash_api.cpp, mha_fwd: seqlenq_ngroups_swapped; FA-3: PackGQA): heads =
+/// K/V heads, seq_q = group. Q's rows of one K/V head are contiguous either way.
+AttentionShape kernel_shape(const AttentionShape& a, bool* packed) {
+  AttentionShape k = a;
+  *packed = false;
+  if (a.seq_q != 1) return k;
+  k.causal = false;
+  if (a.group() > 1) {
+    k.seq_q = a.group();
+    k.heads = a.kv_heads;
+    *packed = true;
+  }
+  return k;
+}
+
+/// FlashAttention's split-KV heuristic (FlashAttention-2 csrc/flash_attn/flash_api.cpp,
+/// num_splits_heuristic; FA-3 keeps its shape): no split once the query tiles fill 80% of the
+/// SM slots; else the fewest splits whose wave efficiency (tiles x splits / slots over its
+/// ceiling) is within 85% of the best over 1 .. min(128, slots, K/V blocks) splits, skipping
+/// counts that leave as many blocks per split as one split fewer.
+std::int64_t num_splits(std::int64_t tiles, std::int64_t slots, std::int64_t n_blocks) {
+  if (static_cast<double>(tiles) >= 0.8 * static_cast<double>(slots)) return 1;
+  const std::int64_t most = std::min<std::int64_t>({128, slots, n_blocks});
+  auto eligible = [&](std::int64_t s) {
+    return s == 1 || ceil_div(n_blocks, s) != ceil_div(n_blocks, s - 1);
+  };
+  std::vector<double> eff(static_cast<size_t>(most + 1), 0.0);
+  double best = 0;
+  for (std::int64_t s = 1; s <= most; ++s) {
+    if (!eligible(s)) continue;
+    const double waves = static_cast<double>(tiles * s) / static_cast<double>(slots);
+    eff[static_cast<size_t>(s)] = waves / std::ceil(waves);
+    best = std::max(best, eff[static_cast<size_t>(s)]);
+  }
+  for (std::int64_t s = 1; s <= most; ++s)
+    if (eligible(s) && eff[static_cast<size_t>(s)] >= 0.85 * best) return s;
+  return 1;
+}
+
 /// HBM bytes: Q read and O written once; K and V of a (batch, K/V head) once when the heads in
 /// flight keep theirs in one L2 partition's share, else once per query tile (and per query head
 /// of a GQA group). Causal tiles read only the blocks they visit.
@@ -140,7 +183,11 @@ std::uint64_t hbm_bytes(const models::GpuDeviceConfig& d, const GpuAttentionMapp
   double kv = kv_heads * kv_head;
   if (static_cast<double>(std::min<std::int64_t>(in_flight, a.batch * a.kv_heads)) * kv_head > l2)
     kv *= static_cast<double>(m.m_blocks * a.group()) * visited;
-  return static_cast<std::uint64_t>(q * e + kv + q * static_cast<double>(m.tile.out_bytes));
+  // Split-KV: every split writes fp32 partial rows and their LSE (the combine kernel reads them).
+  const double out =
+      q * static_cast<double>(m.tile.out_bytes) * static_cast<double>(m.splits) +
+      (m.splits > 1 ? static_cast<double>(a.batch * a.heads * a.seq_q * m.splits) * 4 : 0.0);
+  return static_cast<std::uint64_t>(q * e + kv + out);
 }
 
 /// Blocks tile m_block visits and how many of them carry the causal (or seq_kv edge) mask.
@@ -185,8 +232,11 @@ GpuAttentionMapping map_gpu_attention(const models::GpuDeviceConfig& d, const La
   const bool fa3 = d.gpu_sm.arch == GpuArch::kHopper && !o.force_fa2;
   check_layer(d, layer, type, fa3);
   GpuAttentionMapping m;
-  m.shape = layer.attn;
-  m.tile = choose_tile(d, layer, type, fa3);
+  m.shape = kernel_shape(layer.attn, &m.packed_gqa);
+  Layer kernel_layer = layer;
+  kernel_layer.attn = m.shape;
+  m.tile = choose_tile(d, kernel_layer, type, fa3);
+  const std::int64_t o_bytes = m.tile.out_bytes;  // O as the layer stores it
   models::FlashShape s;
   try {
     s = models::flash_shape(d.gpu_sm, m.tile);
@@ -199,7 +249,16 @@ GpuAttentionMapping map_gpu_attention(const models::GpuDeviceConfig& d, const La
   const AttentionShape& a = m.shape;
   m.m_blocks = ceil_div(a.seq_q, m.tile.block_m);
   m.n_blocks = ceil_div(a.seq_kv, m.tile.block_n);
-  m.tiles = a.batch * a.heads * m.m_blocks;
+  const std::int64_t query_tiles = a.batch * a.heads * m.m_blocks;
+  // Split-KV for decode steps only: PyTorch's attention kernels on our H100 and H200 split a
+  // one-token query's keys (a cuDNN lean_reduction_kernel after the flash kernel,
+  // tests/validation/gpu/data/*_llm_run1.csv) but ran BERT-large's 64 to 512 prefill tiles
+  // unsplit (*_networks_run1.csv), where FlashAttention's own heuristic would split the 64.
+  if (layer.attn.seq_q == 1) {
+    m.splits = num_splits(query_tiles, d.sms * m.ctas_per_sm, m.n_blocks);
+    if (m.splits > 1) m.tile.out_bytes = 4;  // fp32 partial O (and an fp32 LSE per row)
+  }
+  m.tiles = query_tiles * m.splits;
   for (std::int64_t mb = 0; mb < m.m_blocks; ++mb)
     m.block_visits += a.batch * a.heads * visits(m, mb).first;
   m.waves = ceil_div(m.tiles, d.sms * m.ctas_per_sm);
@@ -208,15 +267,19 @@ GpuAttentionMapping map_gpu_attention(const models::GpuDeviceConfig& d, const La
   const double block_cycles =
       2.0 * static_cast<double>(m.tile.block_m * m.tile.block_n * m.tile.head_dim) / rate;
   // The busiest SM: its share of the block visits, at least one tile's worth.
-  const double per_sm = std::ceil(static_cast<double>(m.block_visits) / static_cast<double>(d.sms));
+  const double per_sm =
+      std::max(std::ceil(static_cast<double>(m.block_visits) / static_cast<double>(d.sms)),
+               static_cast<double>(ceil_div(m.n_blocks, m.splits)));
   auto& b = m.bounds;
-  b.flops = 4.0 * static_cast<double>(a.batch * a.heads) * static_cast<double>(a.seq_q) *
-            static_cast<double>(a.seq_kv) * static_cast<double>(a.head_dim) / (a.causal ? 2 : 1);
+  const AttentionShape& la = layer.attn;  // FLOPs and compulsory bytes of the layer as written
+  b.flops = 4.0 * static_cast<double>(la.batch * la.heads) * static_cast<double>(la.seq_q) *
+            static_cast<double>(la.seq_kv) * static_cast<double>(la.head_dim) /
+            (a.causal ? 2 : 1);  // a decode step's one query sees every key: not halved
   b.compute_cycles = b.flops / (2.0 * rate * static_cast<double>(d.sms));
   const double e = static_cast<double>(models::tc_type_bytes(type));
   b.compulsory_bytes = static_cast<std::uint64_t>(
       static_cast<double>(a.batch * a.head_dim) *
-      (static_cast<double>(a.heads * a.seq_q) * (e + static_cast<double>(m.tile.out_bytes)) +
+      (static_cast<double>(a.heads * a.seq_q) * (e + static_cast<double>(o_bytes)) +
        2.0 * static_cast<double>(a.kv_heads * a.seq_kv) * e));
   b.hbm_cycles = static_cast<double>(m.hbm_bytes) / d.hbm_bytes_per_cycle();
   b.roofline_cycles = std::max(b.compute_cycles, b.hbm_cycles);
@@ -228,8 +291,20 @@ GpuAttentionMapping map_gpu_attention(const models::GpuDeviceConfig& d, const La
       : d.gpu_sm.arch == GpuArch::kHopper
           ? "FA-2 on sm_90 as asked (force_fa2: PyTorch's flash backend runs the sm_80 code)"
           : "FA-2, the sm_80 kernel (cp.async, mma.sync; FA-3 needs sm_90)";
-  m.why = fmt::format("{}; fused: S and P stay on chip, no seq_q x seq_kv scores in HBM; {}",
-                      reason, describe(m, d));
+  m.why = fmt::format("{}; fused: S and P stay on chip, no seq_q x seq_kv scores in HBM; {}{}{}",
+                      reason,
+                      m.packed_gqa ? fmt::format("decode with grouped-query heads: each K/V "
+                                                 "head's {} query heads packed as one tile's "
+                                                 "rows; ",
+                                                 layer.attn.group())
+                                   : std::string(),
+                      m.splits > 1 ? fmt::format("split-KV: {} splits of {} K/V blocks per query "
+                                                 "tile (the tiles alone fill {} of {} SM slots), "
+                                                 "fp32 partials combined by a second kernel; ",
+                                                 m.splits, ceil_div(m.n_blocks, m.splits),
+                                                 query_tiles, d.sms * m.ctas_per_sm)
+                                   : std::string(),
+                      describe(m, d));
   return m;
 }
 
@@ -238,15 +313,28 @@ models::FlashLaunch gpu_attention_launch(const GpuAttentionMapping& m, int sms) 
   l.tile = m.tile;
   l.sms = sms;
   const AttentionShape& a = m.shape;
+  l.splits = m.splits;
+  const std::int64_t per_split = ceil_div(m.n_blocks, m.splits);
   auto add = [&](std::int64_t bh, std::int64_t mb) {
     models::FlashCtaWork w;
-    w.id = static_cast<std::int64_t>(l.ctas.size());
     w.head = bh;
     w.m_block = mb;
     w.q_rows = std::min(m.tile.block_m, a.seq_q - mb * m.tile.block_m);
     std::tie(w.n_blocks, w.masked) = visits(m, mb);
-    w.first_rows = std::min(m.tile.block_n, a.seq_kv - (w.n_blocks - 1) * m.tile.block_n);
-    l.ctas.push_back(w);
+    const std::int64_t all = w.n_blocks;
+    // Split s takes blocks s x per_split .. (s + 1) x per_split - 1 (FA-2's n_split_idx); only
+    // the split holding the last block sees its seq_kv edge.
+    for (std::int64_t sp = 0; sp < m.splits && sp * per_split < all; ++sp) {
+      w.id = static_cast<std::int64_t>(l.ctas.size());
+      w.split = sp;
+      w.kv_block0 = sp * per_split;
+      w.n_blocks = std::min(per_split, all - w.kv_block0);
+      const bool last = w.kv_block0 + w.n_blocks == all;
+      w.masked = last ? std::min(w.n_blocks, visits(m, mb).second) : 0;
+      w.first_rows =
+          std::min(m.tile.block_n, a.seq_kv - (w.kv_block0 + w.n_blocks - 1) * m.tile.block_n);
+      l.ctas.push_back(w);
+    }
   };
   const std::int64_t bhs = a.batch * a.heads;
   if (!(m.persistent && a.causal)) {  // blockIdx order (FA-3: its static persistent scheduler)

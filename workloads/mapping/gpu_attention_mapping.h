@@ -32,13 +32,17 @@ struct GpuAttentionBounds {
 
 /// The FlashAttention kernel the mapper chose for one attention layer.
 struct GpuAttentionMapping {
+  /// The shape the kernel runs: the layer's, or for a one-token decode step with grouped-query
+  /// heads the packed one (heads = K/V heads, seq_q = group, not causal).
   AttentionShape shape;
   models::FlashTile tile;
   models::Occupancy occupancy;
   std::int64_t ctas_per_sm = 0;
   std::int64_t m_blocks = 0;      ///< ceil(seq_q / block_m)
   std::int64_t n_blocks = 0;      ///< ceil(seq_kv / block_n)
-  std::int64_t tiles = 0;         ///< batch x heads x m_blocks
+  std::int64_t tiles = 0;         ///< batch x heads x m_blocks x splits
+  std::int64_t splits = 1;        ///< split-KV: K/V splits per query tile (flash-decoding)
+  bool packed_gqa = false;        ///< decode: a K/V head's query heads packed as one tile's rows
   std::int64_t block_visits = 0;  ///< K/V blocks all tiles visit (causal: fewer)
   std::int64_t waves = 0;         ///< ceil(tiles / (SMs x CTAs per SM))
   bool persistent = false;        ///< FA-3: one CTA per SM slot loops over tiles

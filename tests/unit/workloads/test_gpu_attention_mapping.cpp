@@ -9,6 +9,7 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "tests/unit/workloads/gpu_device_fixture.h"
@@ -91,19 +92,72 @@ TEST_CASE("gpu_attention_mapping: launches visit exactly the blocks the mask lea
       const auto m = map_gpu_attention(h, attention(2, 4, s, 128, causal));
       const auto l = gpu_attention_launch(m, 4);
       REQUIRE(static_cast<std::int64_t>(l.ctas.size()) == m.tiles);
+      CHECK(l.splits == m.splits);
+      CHECK(m.splits == 1);  // split-KV only for decode steps
       std::int64_t visits = 0, rows = 0;
+      std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> next;  // (head, m_block)
       for (const auto& w : l.ctas) {
         visits += w.n_blocks;
-        rows += w.q_rows;
+        if (w.split == 0) rows += w.q_rows;
+        // Splits cover a query tile's K/V blocks in order, once each.
+        auto& at = next[{w.head, w.m_block}];
+        CHECK(w.kv_block0 == at);
+        at += w.n_blocks;
         // The last key any row of the tile sees lies in its first (highest) block.
         const std::int64_t last = std::min(s, (w.m_block + 1) * m.tile.block_m) - 1;
         if (causal) CHECK((w.n_blocks - 1) * m.tile.block_n <= last);
         if (causal) CHECK(w.n_blocks * m.tile.block_n > last);
         CHECK(w.masked >= (causal ? 1 : 0));
+        CHECK(w.first_rows ==
+              std::min(m.tile.block_n, s - (w.kv_block0 + w.n_blocks - 1) * m.tile.block_n));
       }
+      for (const auto& [key, n] : next) CHECK(n == (causal ? n : m.n_blocks));
       CHECK(visits == m.block_visits);
       CHECK(rows == 2 * 4 * s);
     }
+}
+
+TEST_CASE("gpu_attention_mapping: a GQA decode step packs the group and splits K/V",
+          "[unit][gpu_mapping][attention]") {
+  const auto h = test::h100();
+  // Llama-2-70B decode at batch 1: 64 query heads over 8 K/V heads, one token, 2048 keys.
+  Layer l = attention(1, 64, 1, 128, true, DataType::kBf16, 8);
+  l.attn.seq_kv = 2048;
+  const auto m = map_gpu_attention(h, l);
+  CHECK(m.packed_gqa);
+  CHECK(m.shape.heads == 8);
+  CHECK(m.shape.seq_q == 8);
+  CHECK_FALSE(m.shape.causal);
+  // 8 query tiles fill 8 of 132 SM slots: FlashAttention's heuristic splits the K/V blocks
+  // (the best wave efficiency within 85% at the fewest splits).
+  CHECK(m.splits > 1);
+  CHECK(m.tile.out_bytes == 4);
+  CHECK(m.tiles == 8 * m.splits);
+  CHECK(m.bounds.flops == 4.0 * 64 * 2048 * 128);  // the layer's FLOPs, not the padded tile's
+  const auto launch = gpu_attention_launch(m, static_cast<int>(h.sms));
+  std::int64_t blocks = 0;
+  std::map<std::int64_t, std::int64_t> next;  // per packed head: the next K/V block expected
+  for (const auto& w : launch.ctas) {
+    blocks += w.n_blocks;
+    CHECK(w.q_rows == 8);
+    CHECK(w.kv_block0 == next[w.head]);
+    next[w.head] += w.n_blocks;
+    CHECK(w.first_rows ==
+          std::min(m.tile.block_n, 2048 - (w.kv_block0 + w.n_blocks - 1) * m.tile.block_n));
+  }
+  for (const auto& [head, n] : next) CHECK(n == m.n_blocks);
+  CHECK(blocks == 8 * m.n_blocks);  // each K/V head's keys read once, not once per query head
+  CHECK(m.n_blocks * m.tile.block_n >= 2048);
+  // Multi-head decode (no group) is not packed; prefill with a full grid is not split.
+  const auto mha = map_gpu_attention(h, [] {
+    Layer x = attention(1, 96, 1, 128, true);
+    x.attn.seq_kv = 2048;
+    return x;
+  }());
+  CHECK_FALSE(mha.packed_gqa);
+  CHECK(mha.shape.seq_q == 1);
+  CHECK(mha.splits > 1);  // 96 tiles fill less than 80% of 132 slots
+  CHECK(map_gpu_attention(h, attention(8, 16, 4096, 128)).splits == 1);
 }
 
 TEST_CASE("gpu_attention_mapping: shapes the kernels cannot run are clear WorkloadErrors",
