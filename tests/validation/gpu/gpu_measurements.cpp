@@ -113,6 +113,17 @@ std::vector<NetworkRow> load_network_rows(const std::string& run) {
   return rows;
 }
 
+std::vector<LlmRow> load_llm_rows(const std::string& run) {
+  const auto lines = read_csv(data_dir() + "/" + run + ".csv");
+  std::vector<LlmRow> rows;
+  for (std::size_t i = 1; i < lines.size(); ++i) {  // line 0: the header
+    const auto& f = lines[i];
+    if (f.size() < 8) throw std::runtime_error(run + ".csv: short line " + std::to_string(i));
+    rows.push_back({f[0], std::stoi(f[1]), std::stoi(f[2]), f[4], f[6], number(f[7])});
+  }
+  return rows;
+}
+
 const MeasuredRow& find_row(const std::vector<MeasuredRow>& rows, const std::string& group,
                             const std::string& name, const std::string& shape) {
   for (const auto& r : rows)

@@ -56,6 +56,15 @@ std::string data_dir();
 std::vector<MeasuredRow> load_rows(const std::string& run);
 /// The rows of data/<run>.csv for a network run (e.g. "h100_networks_flow_run1").
 std::vector<NetworkRow> load_network_rows(const std::string& run);
+/// One row of data/*_llm_run*.csv (measure/llm.py): a layer of an LLM block, or the block.
+struct LlmRow {
+  std::string network;
+  int batch = 0, tokens = 0;
+  std::string layer, shape;
+  double seconds = 0;
+};
+/// data/<run>.csv of measure/llm.py; throws std::runtime_error when unreadable.
+std::vector<LlmRow> load_llm_rows(const std::string& run);
 /// The first row with this group, name (and shape, unless empty); throws when absent.
 const MeasuredRow& find_row(const std::vector<MeasuredRow>& rows, const std::string& group,
                             const std::string& name, const std::string& shape = "");

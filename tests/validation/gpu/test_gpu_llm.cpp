@@ -1,0 +1,135 @@
+// LLM decode validation of the GPU device (issue 11; measurements it was not built from): one
+// GPT-3 175B and one Llama-2-70B block, a decode step against a 2048-position KV cache at batch 1
+// and 8, on the H100 and the held-out H200 presets, against the blocks measured with PyTorch as
+// one CUDA graph (data/{h100,h200}_llm_run1.csv, measure/llm.py; README.md beside this file,
+// "LLM blocks through the device"). Bounds, written before these points were first simulated:
+// each block's time within 15%; mean |error| over each GPU's blocks <= 10% (the README states
+// them over six blocks per GPU with the two prefill blocks, which take CPU-minutes to simulate
+// and are reported there, not run here). Per-layer errors are printed, not asserted.
+// First run (README.md): H100 +31 to +44%, H200 not run. After swapped-operand skinny-M tiles,
+// the `mix` HBM hash and split-KV decode attention: H100 +2.0 to +2.4% (mean 2.2%), H200
+// +5.6 to +15.3% (mean 10.1%; GPT-3 at batch 1 outside 15%: its 1x12288x49152 down
+// projection, where cuBLAS splits K over every SM and the mapper runs 48 CTAs): [!mayfail].
+
+#include <fmt/format.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "sim/stats/results_file.h"
+#include "tests/support/run.h"
+#include "tests/validation/gpu/gpu_measurements.h"
+
+namespace systole {
+namespace {
+
+using Key = std::tuple<std::string, int>;  // network, batch (decode: one token)
+
+struct BlockTimes {
+  std::map<std::string, double> layers;  ///< seconds
+  double whole = 0;
+};
+
+std::map<Key, BlockTimes> measured(const std::string& run) {
+  std::map<Key, BlockTimes> out;
+  for (const auto& r : test::gpu::load_llm_rows(run)) {
+    if (r.tokens != 1) continue;  // the prefill blocks are not simulated here
+    auto& t = out[{r.network, r.batch}];
+    if (r.layer == "(whole block, one graph)")
+      t.whole = r.seconds;
+    else if (r.layer[0] != '(')
+      t.layers[r.layer] = r.seconds;
+  }
+  return out;
+}
+
+std::map<Key, BlockTimes> simulated(const std::string& file) {
+  test::TempDir dir;
+  const auto r = test::simrun(
+      test::source_dir() + "/tests/validation/gpu/" + file + " -o out.h5 -q -j 2", dir);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  std::map<Key, BlockTimes> out;
+  for (const auto& p : stats::read_points(dir.file("out.h5"))) {
+    REQUIRE(p.ok());
+    std::string net;
+    int batch = 0;
+    for (const auto& [path, value] : p.assignments) {
+      if (path == "workload.file")
+        net = value.find("gpt3") != std::string::npos ? "gpt3_175b" : "llama2_70b";
+      if (path == "workload.params") batch = value.find("batch: 8") != std::string::npos ? 8 : 1;
+    }
+    auto& t = out[{net, batch}];
+    for (std::size_t i = 0; i < p.layers.rows().size(); ++i) {
+      const double s = p.layers.get_number(i, "time");
+      t.layers[p.layers.get_string(i, "layer")] += s;
+      t.whole += s;
+    }
+  }
+  return out;
+}
+
+struct BlockError {
+  std::string gpu;
+  Key key;
+  double measured = 0, simulated = 0;
+  double error() const { return simulated / measured - 1; }
+};
+
+std::vector<BlockError> compare(const std::string& gpu, const std::string& file,
+                                const std::string& run) {
+  const auto meas = measured(run);
+  const auto sim = simulated(file);
+  std::vector<BlockError> out;
+  for (const auto& [key, s] : sim) {
+    const auto it = meas.find(key);
+    REQUIRE(it != meas.end());
+    std::cout << fmt::format(
+        "\n{} {} decode batch {}: layers (us)\n| layer | measured | simulated | error |\n"
+        "|---|---|---|---|\n",
+        gpu, std::get<0>(key), std::get<1>(key));
+    for (const auto& [layer, sec] : s.layers) {
+      const auto ml = it->second.layers.find(layer);
+      REQUIRE(ml != it->second.layers.end());
+      std::cout << fmt::format("| {} | {:.1f} | {:.1f} | {:+.1f}% |\n", layer, 1e6 * ml->second,
+                               1e6 * sec, 100 * (sec / ml->second - 1));
+    }
+    out.push_back({gpu, key, it->second.whole, s.whole});
+  }
+  return out;
+}
+
+TEST_CASE("GPU LLM decode blocks through the device against measured hardware",
+          "[validation][gpu][!mayfail]") {
+  const auto h100 = compare("H100 SXM", "llm_decode_h100.yaml", "h100_llm_run1");
+  const auto h200 = compare("H200 (held out)", "llm_decode_h200.yaml", "h200_llm_run1");
+  REQUIRE(h100.size() == 4);
+  REQUIRE(h200.size() == 4);
+  std::cout << "\nGPU LLM decode blocks (us)\n| GPU | block | batch | measured | simulated | "
+               "error |\n|---|---|---|---|---|---|\n";
+  auto mean = [](const std::vector<BlockError>& v) {
+    double s = 0;
+    for (const auto& e : v) s += std::abs(e.error());
+    return s / static_cast<double>(v.size());
+  };
+  for (const auto* set : {&h100, &h200})
+    for (const auto& e : *set) {
+      std::cout << fmt::format("| {} | {} | {} | {:.1f} | {:.1f} | {:+.1f}% |\n", e.gpu,
+                               std::get<0>(e.key), std::get<1>(e.key), 1e6 * e.measured,
+                               1e6 * e.simulated, 100 * e.error());
+      INFO(e.gpu << " " << std::get<0>(e.key) << " batch " << std::get<1>(e.key));
+      CHECK(std::abs(e.error()) <= 0.15);
+    }
+  std::cout << fmt::format("mean |error|: H100 {:.1f}%, H200 {:.1f}%\n", 100 * mean(h100),
+                           100 * mean(h200));
+  CHECK(mean(h100) <= 0.10);
+  CHECK(mean(h200) <= 0.10);
+}
+
+}  // namespace
+}  // namespace systole
