@@ -1,0 +1,17 @@
+# ICI network (issue 13, items 1-3): torus/mesh/twisted topologies, the flow-level and
+# packet-level network models, collectives as message schedules, the SystemC shell. Sources join
+# the layer targets; tests and the benchmark are this part's own targets.
+set(_ici ${PROJECT_SOURCE_DIR}/models/ici)
+target_sources(models_timing PRIVATE
+  ${_ici}/ici_config.cpp ${_ici}/ici_topology.cpp ${_ici}/ici_network.cpp
+  ${_ici}/ici_flow_model.cpp ${_ici}/ici_packet_model.cpp ${_ici}/ici_schedule.cpp
+  ${_ici}/ici_collective_plan.cpp ${_ici}/ici_collective_cost.cpp)
+
+if(SYSTOLE_BUILD_TESTS)
+  set(_t ${PROJECT_SOURCE_DIR}/tests/unit/ici)
+  systole_test(ici_unit_tests
+    SOURCES ${_t}/test_ici_config.cpp ${_t}/test_ici_topology.cpp ${_t}/test_ici_fidelity.cpp
+            ${_t}/test_ici_collectives.cpp
+    LINKS models_timing
+    LABELS ici)
+endif()
