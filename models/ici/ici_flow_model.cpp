@@ -94,16 +94,11 @@ void IciFlowModel::step(std::vector<IciCompletion>& done) {
   }
 }
 
-void IciFlowModel::collect_component() {
-  ++stamp_;
+void IciFlowModel::collect_component(LinkId seed) {
   comp_links_.clear();
   comp_flows_.clear();
-  for (LinkId l : touched_) {
-    if (link_mark_[l] == stamp_ || link_flows_[l].empty()) continue;
-    link_mark_[l] = stamp_;
-    comp_links_.push_back(l);
-  }
-  touched_.clear();
+  link_mark_[seed] = stamp_;
+  comp_links_.push_back(seed);
   for (std::size_t i = 0; i < comp_links_.size(); ++i) {
     for (std::uint32_t s : link_flows_[comp_links_[i]]) {
       Flow& f = flows_[s];
@@ -120,63 +115,88 @@ void IciFlowModel::collect_component() {
 }
 
 void IciFlowModel::recompute(std::uint64_t now) {
-  collect_component();
-  ++recomputations_;
-  flows_recomputed_ += comp_flows_.size();
+  ++stamp_;
+  for (LinkId seed : touched_) {
+    if (link_mark_[seed] == stamp_ || link_flows_[seed].empty()) continue;
+    collect_component(seed);
+    ++recomputations_;
+    flows_recomputed_ += comp_flows_.size();
+    rate_component(now);
+  }
+  touched_.clear();
+}
+
+void IciFlowModel::rate_component(std::uint64_t now) {
   const double per_ps = static_cast<double>(timing().packet_bytes);
+  old_share_.clear();
   for (std::uint32_t s : comp_flows_) {  // progress at the old rates
     Flow& f = flows_[s];
-    if (f.share > 0) f.remaining = std::max(0.0, f.remaining - f.share * per_ps * (now - f.since));
+    if (f.share > 0)
+      f.remaining =
+          std::max(0.0, f.remaining - f.share * per_ps * static_cast<double>(now - f.since));
     f.since = now;
+    old_share_.push_back(f.share);
   }
-  // Remember the old shares, water-fill, re-schedule the drains whose rate changed.
-  std::vector<double>& old = old_share_;
-  old.clear();
-  for (std::uint32_t s : comp_flows_) old.push_back(flows_[s].share);
-  water_fill();
+  if (comp_links_.size() == 1) {
+    // One link (a ring step, a neighbour transfer): an equal share each, or the credit cap.
+    const double x = 1.0 / static_cast<double>(comp_flows_.size());
+    for (std::uint32_t s : comp_flows_) flows_[s].share = std::min(x, flows_[s].cap);
+  } else {
+    water_fill();
+  }
   for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
     const std::uint32_t s = comp_flows_[i];
-    schedule_drain(s, now, flows_[s].share != old[i]);
+    schedule_drain(s, now, flows_[s].share != old_share_[i]);
   }
 }
 
 void IciFlowModel::water_fill() {
+  // Progressive filling (Bertsekas and Gallager, "Data Networks", 6.5.2): raise every unfrozen
+  // flow's rate together; the link whose share (capacity left / unfrozen flows) is smallest
+  // saturates first and freezes its flows at that share. A heap orders the links (stale entries
+  // are skipped by their version). Flows whose credits cap them below the next share freeze at
+  // the cap first (every capped flow has the same cap).
+  using Entry = std::pair<double, LinkId>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+  double cap = std::numeric_limits<double>::infinity();
+  std::size_t capped = 0;
+  for (std::uint32_t s : comp_flows_) {
+    flows_[s].frozen = false;
+    if (flows_[s].cap < 1.0) {
+      cap = std::min(cap, flows_[s].cap);
+      ++capped;
+    }
+  }
   for (LinkId l : comp_links_) {
     link_cap_[l] = 1.0;
     link_left_[l] = static_cast<std::uint32_t>(link_flows_[l].size());
+    heap.emplace(1.0 / link_left_[l], l);
   }
-  for (std::uint32_t s : comp_flows_) flows_[s].frozen = false;
-  std::size_t left = comp_flows_.size();
+  const auto share_of = [&](LinkId l) {
+    return std::max(0.0, link_cap_[l]) / static_cast<double>(link_left_[l]);
+  };
   const auto freeze = [&](Flow& f, double x) {
     f.frozen = true;
     f.share = x;
-    --left;
     for (LinkId l : f.path) {
       link_cap_[l] -= x;
-      --link_left_[l];
+      if (--link_left_[l] > 0) heap.emplace(share_of(l), l);
     }
   };
-  while (left > 0) {
-    double x = std::numeric_limits<double>::infinity();
-    LinkId best = 0;
-    for (LinkId l : comp_links_) {
-      if (link_left_[l] == 0) continue;
-      const double v = std::max(0.0, link_cap_[l]) / link_left_[l];
-      if (v < x) {
-        x = v;
-        best = l;
-      }
-    }
-    // A message's credits may bind before any link does.
-    double cap = std::numeric_limits<double>::infinity();
-    for (std::uint32_t s : comp_flows_)
-      if (!flows_[s].frozen) cap = std::min(cap, flows_[s].cap);
-    if (cap < x) {
-      for (std::uint32_t s : comp_flows_)
-        if (!flows_[s].frozen && flows_[s].cap == cap) freeze(flows_[s], cap);
+  while (!heap.empty()) {
+    const auto [x, l] = heap.top();
+    if (link_left_[l] == 0 || x != share_of(l)) {
+      heap.pop();  // stale
       continue;
     }
-    for (std::uint32_t s : link_flows_[best])
+    if (capped > 0 && cap < x) {
+      for (std::uint32_t s : comp_flows_)
+        if (!flows_[s].frozen && flows_[s].cap == cap) freeze(flows_[s], cap);
+      capped = 0;
+      continue;
+    }
+    heap.pop();
+    for (std::uint32_t s : link_flows_[l])
       if (!flows_[s].frozen) freeze(flows_[s], x);
   }
 }

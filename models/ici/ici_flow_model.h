@@ -61,7 +61,9 @@ class IciFlowModel : public IciNetwork {
   void drain_flow(std::uint32_t slot, std::uint64_t now);
   /// Re-rates the flows connected (through shared links) to the links touched at `now`.
   void recompute(std::uint64_t now);
-  void collect_component();
+  /// Gathers the links and flows connected to `seed` (marked with the current stamp).
+  void collect_component(LinkId seed);
+  void rate_component(std::uint64_t now);
   void water_fill();
   void schedule_drain(std::uint32_t slot, std::uint64_t now, bool rerated);
 

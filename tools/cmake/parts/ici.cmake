@@ -7,6 +7,11 @@ target_sources(models_timing PRIVATE
   ${_ici}/ici_flow_model.cpp ${_ici}/ici_packet_model.cpp ${_ici}/ici_schedule.cpp
   ${_ici}/ici_collective_plan.cpp ${_ici}/ici_collective_cost.cpp)
 
+# Benchmark: a 1 GiB all-reduce on 16x16x16 with the flow model, and wall time vs chip count.
+add_executable(bench_ici ${PROJECT_SOURCE_DIR}/tools/bench/ici_bench.cpp)
+target_link_libraries(bench_ici PRIVATE models_timing)
+set_target_properties(bench_ici PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+
 if(SYSTOLE_BUILD_TESTS)
   set(_t ${PROJECT_SOURCE_DIR}/tests/unit/ici)
   systole_test(ici_unit_tests
