@@ -20,3 +20,13 @@ if(SYSTOLE_BUILD_TESTS)
     LINKS models_timing
     LABELS ici)
 endif()
+
+# The SystemC shell (IciNetworkModule) and its testbench.
+target_sources(models_sc PRIVATE ${_ici}/ici_module.cpp)
+target_sources(models_timing PRIVATE ${_ici}/ici_stats.cpp)
+if(SYSTOLE_BUILD_TESTS)
+  systole_test(ici_sc_tests
+    SOURCES ${PROJECT_SOURCE_DIR}/tests/sc/ici/test_ici_module.cpp
+    LINKS models_sc
+    LABELS ici)
+endif()
