@@ -1,5 +1,6 @@
 #include "models/register_all.h"
 
+#include "models/ici/ici_config.h"
 #include "models/systems/gpu_device/gpu_device_system.h"
 #include "models/systems/tpu_chip/tpu_chip_system.h"
 #include "workloads/frontends/yaml_workload.h"
@@ -9,6 +10,9 @@ namespace systole::models {
 void register_all(Registry& r) {
   register_tpu_chip(r);
   register_gpu_device(r);
+  r.add({"ici", "component",
+         "ICI torus network between chips: flow-level (max-min) or packet-level reference",
+         &IciConfig::schema(), {}});
   for (const auto& [name, op] : workloads::layer_ops())
     r.add({name, "layer", workloads::layer_schema(op).doc(), &workloads::layer_schema(op), {}});
 }

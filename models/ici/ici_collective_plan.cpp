@@ -71,91 +71,84 @@ class Builder {
   void join(const std::vector<ChipId>& g, const Receipts& got) {
     for (std::size_t i = 0; i < g.size(); ++i) ready_[g[i]] = {s_.add(g[i], g[i], 0, got[i])};
   }
-  static int next(int i, int p) { return (i + 1) % p; }
-  static int prev(int i, int p) { return (i + p - 1) % p; }
+
+  /// One way round a closed ring (`dir` +1: to the next member, -1: to the previous), `steps`
+  /// steps: at step s member i sends `bytes(i, s)` bytes on, once it has what it received at
+  /// step s-1 and (at step 1, or every step when `own_every_step`: it adds its own part) its
+  /// phase's dependencies. Appends each receipt to `got` (if given); returns, per member, what
+  /// it received at the last step.
+  template <class F>
+  std::vector<IciMessageId> ring_pass(const IciRing& r, int dir, int steps, bool own_every_step,
+                                      F bytes, Receipts* got) {
+    const auto& g = r.members;
+    const int p = static_cast<int>(g.size());
+    std::vector<IciMessageId> recv(g.size(), kNone), fresh(g.size());
+    for (int s = 1; s <= steps; ++s) {
+      for (int i = 0; i < p; ++i) {
+        const int to = mod(i + dir, p);
+        const IciMessageId id = send(g[i], g[to], bytes(i, s),
+                                     s == 1 || own_every_step ? ready_[g[i]] : none_, recv[i]);
+        fresh[to] = id;
+        if (got) (*got)[to].push_back(id);
+      }
+      recv.swap(fresh);
+    }
+    return recv;
+  }
 
   // Unidirectional ring: step s, member i sends to i+1 the partial of chunk i-s, which it
   // received at step s-1 (plus its own part); member i ends with chunk i.
   void ring_reduce_scatter(const IciRing& r, std::uint64_t m) {
-    const auto& g = r.members;
-    const int p = static_cast<int>(g.size());
-    std::vector<IciMessageId> recv(g.size(), kNone), fresh(g.size());
-    for (int s = 1; s < p; ++s) {
-      for (int i = 0; i < p; ++i)
-        fresh[next(i, p)] =
-            send(g[i], g[next(i, p)], chunk(m, p, mod(i - s, p)), ready_[g[i]], recv[i]);
-      recv.swap(fresh);
-    }
-    for (int i = 0; i < p; ++i) ready_[g[i]] = {recv[i]};
+    const int p = static_cast<int>(r.members.size());
+    const auto last = ring_pass(
+        r, +1, p - 1, true, [&](int i, int s) { return chunk(m, p, mod(i - s, p)); }, nullptr);
+    for (int i = 0; i < p; ++i) ready_[r.members[i]] = {last[i]};
   }
   // Unidirectional ring: step s, member i forwards chunk i-s+1 (its own at step 1).
   void ring_all_gather(const IciRing& r, std::uint64_t m) {
-    const auto& g = r.members;
-    const int p = static_cast<int>(g.size());
-    std::vector<IciMessageId> recv(g.size(), kNone), fresh(g.size());
-    Receipts got(g.size());
-    for (int s = 1; s < p; ++s) {
-      for (int i = 0; i < p; ++i) {
-        const IciMessageId id = send(g[i], g[next(i, p)], chunk(m, p, mod(i - s + 1, p)),
-                                     s == 1 ? ready_[g[i]] : none_, recv[i]);
-        fresh[next(i, p)] = id;
-        got[next(i, p)].push_back(id);
-      }
-      recv.swap(fresh);
-    }
-    join(g, got);
+    const int p = static_cast<int>(r.members.size());
+    Receipts got(r.members.size());
+    ring_pass(
+        r, +1, p - 1, false, [&](int i, int s) { return chunk(m, p, mod(i - s + 1, p)); }, &got);
+    join(r.members, got);
   }
+  /// Steps each way round a bidirectional ring: ceil((p-1)/2).
+  static int half_steps(int p) { return p % 2 == 0 ? p / 2 : (p - 1) / 2; }
+  /// The share of chunk `c` that goes the + way (the other way: the rest) when it is split
+  /// between the ways: the chunk opposite a chip of an even ring.
+  static std::uint64_t split(std::uint64_t c, bool plus) { return plus ? c / 2 : c - c / 2; }
   // Bidirectional ring: the chunks for chip j gather from both sides, a = ceil((p-1)/2) steps
   // each way; for even p the chip opposite j splits its part between the two ways (step 1).
   void bidir_reduce_scatter(const IciRing& r, std::uint64_t m) {
-    const auto& g = r.members;
-    const int p = static_cast<int>(g.size());
+    const int p = static_cast<int>(r.members.size()), a = half_steps(p);
     const bool even = p % 2 == 0;
-    const int a = even ? p / 2 : (p - 1) / 2;
-    std::vector<IciMessageId> cw(g.size(), kNone), ccw(g.size(), kNone), fcw(g.size()),
-        fccw(g.size());
-    for (int s = 1; s <= a; ++s) {
-      for (int i = 0; i < p; ++i) {
-        const int jc = mod(i + a - s + 1, p), jw = mod(i - a + s - 1, p);
-        std::uint64_t bc = chunk(m, p, jc), bw = chunk(m, p, jw);
-        if (even && s == 1) {
-          bc = bc / 2;
-          bw = bw - bw / 2;
-        }
-        fcw[next(i, p)] = send(g[i], g[next(i, p)], bc, ready_[g[i]], cw[i]);
-        fccw[prev(i, p)] = send(g[i], g[prev(i, p)], bw, ready_[g[i]], ccw[i]);
-      }
-      cw.swap(fcw);
-      ccw.swap(fccw);
-    }
-    for (int i = 0; i < p; ++i) ready_[g[i]] = {cw[i], ccw[i]};
+    const auto size = [&](int j, bool plus, bool far) {
+      return far ? split(chunk(m, p, j), plus) : chunk(m, p, j);
+    };
+    const auto cw = ring_pass(
+        r, +1, a, true,
+        [&](int i, int s) { return size(mod(i + a - s + 1, p), true, even && s == 1); }, nullptr);
+    const auto ccw = ring_pass(
+        r, -1, a, true,
+        [&](int i, int s) { return size(mod(i - a + s - 1, p), false, even && s == 1); }, nullptr);
+    for (int i = 0; i < p; ++i) ready_[r.members[i]] = {cw[i], ccw[i]};
   }
+  // Bidirectional ring: chip i's chunk goes a steps each way; for even p the last step carries
+  // half of the opposite chip's chunk each way.
   void bidir_all_gather(const IciRing& r, std::uint64_t m) {
-    const auto& g = r.members;
-    const int p = static_cast<int>(g.size());
+    const int p = static_cast<int>(r.members.size()), a = half_steps(p);
     const bool even = p % 2 == 0;
-    const int a = even ? p / 2 : (p - 1) / 2;
-    std::vector<IciMessageId> cw(g.size(), kNone), ccw(g.size(), kNone), fcw(g.size()),
-        fccw(g.size());
-    Receipts got(g.size());
-    for (int s = 1; s <= a; ++s) {
-      for (int i = 0; i < p; ++i) {
-        const int jc = mod(i - s + 1, p), jw = mod(i + s - 1, p);
-        std::uint64_t bc = chunk(m, p, jc), bw = chunk(m, p, jw);
-        if (even && s == a) {
-          bc = bc / 2;
-          bw = bw - bw / 2;
-        }
-        const auto& base = s == 1 ? ready_[g[i]] : none_;
-        fcw[next(i, p)] = send(g[i], g[next(i, p)], bc, base, cw[i]);
-        fccw[prev(i, p)] = send(g[i], g[prev(i, p)], bw, base, ccw[i]);
-        got[next(i, p)].push_back(fcw[next(i, p)]);
-        got[prev(i, p)].push_back(fccw[prev(i, p)]);
-      }
-      cw.swap(fcw);
-      ccw.swap(fccw);
-    }
-    join(g, got);
+    const auto size = [&](int j, bool plus, bool far) {
+      return far ? split(chunk(m, p, j), plus) : chunk(m, p, j);
+    };
+    Receipts got(r.members.size());
+    ring_pass(
+        r, +1, a, false,
+        [&](int i, int s) { return size(mod(i - s + 1, p), true, even && s == a); }, &got);
+    ring_pass(
+        r, -1, a, false,
+        [&](int i, int s) { return size(mod(i + s - 1, p), false, even && s == a); }, &got);
+    join(r.members, got);
   }
   // Line (no wrap-around): rightwards, member i sends the partials of chunks p-1, p-2, ..., i+1,
   // one after the other (each once its previous one has arrived, so they pipeline down the
@@ -237,54 +230,39 @@ class Builder {
   // Unidirectional relay: step s, member i forwards what originated at i-s+1 for the chips
   // beyond it (p-s chunks).
   void ring_all_to_all(const IciRing& r, std::uint64_t m) {
-    const auto& g = r.members;
-    const int p = static_cast<int>(g.size());
-    std::vector<IciMessageId> recv(g.size(), kNone), fresh(g.size());
-    Receipts got(g.size());
-    for (int s = 1; s < p; ++s) {
-      for (int i = 0; i < p; ++i) {
-        const int o = mod(i - s + 1, p);
-        std::uint64_t b = 0;
-        for (int d = s; d < p; ++d) b += chunk(m, p, mod(o + d, p));
-        const IciMessageId id =
-            send(g[i], g[next(i, p)], b, s == 1 ? ready_[g[i]] : none_, recv[i]);
-        fresh[next(i, p)] = id;
-        got[next(i, p)].push_back(id);
-      }
-      recv.swap(fresh);
-    }
-    join(g, got);
+    const int p = static_cast<int>(r.members.size());
+    Receipts got(r.members.size());
+    ring_pass(
+        r, +1, p - 1, false,
+        [&](int i, int s) {
+          std::uint64_t b = 0;
+          for (int d = s; d < p; ++d) b += chunk(m, p, mod(i - s + 1 + d, p));
+          return b;
+        },
+        &got);
+    join(r.members, got);
   }
   // Bidirectional relay: each chunk goes the shorter way; for even p the opposite chip's chunk
   // splits between the ways.
   void bidir_all_to_all(const IciRing& r, std::uint64_t m) {
-    const auto& g = r.members;
-    const int p = static_cast<int>(g.size());
+    const int p = static_cast<int>(r.members.size()), a = half_steps(p);
     const bool even = p % 2 == 0;
-    const int a = even ? p / 2 : (p - 1) / 2;
-    std::vector<IciMessageId> cw(g.size(), kNone), ccw(g.size(), kNone), fcw(g.size()),
-        fccw(g.size());
-    Receipts got(g.size());
-    for (int s = 1; s <= a; ++s) {
-      for (int i = 0; i < p; ++i) {
-        const int oc = mod(i - s + 1, p), ow = mod(i + s - 1, p);
-        std::uint64_t bc = 0, bw = 0;
+    // Step s, member i: what originated s-1 chips behind it, for the chips s..a ahead of there.
+    const auto relay = [&](int dir) {
+      return [&, dir](int i, int s) {
+        const int origin = mod(i - dir * (s - 1), p);
+        std::uint64_t b = 0;
         for (int d = s; d <= a; ++d) {
-          const std::uint64_t c = chunk(m, p, mod(oc + d, p)), w = chunk(m, p, mod(ow - d, p));
-          const bool far = even && d == a;
-          bc += far ? c / 2 : c;
-          bw += far ? w - w / 2 : w;
+          const std::uint64_t c = chunk(m, p, mod(origin + dir * d, p));
+          b += even && d == a ? split(c, dir > 0) : c;
         }
-        const auto& base = s == 1 ? ready_[g[i]] : none_;
-        fcw[next(i, p)] = send(g[i], g[next(i, p)], bc, base, cw[i]);
-        fccw[prev(i, p)] = send(g[i], g[prev(i, p)], bw, base, ccw[i]);
-        got[next(i, p)].push_back(fcw[next(i, p)]);
-        got[prev(i, p)].push_back(fccw[prev(i, p)]);
-      }
-      cw.swap(fcw);
-      ccw.swap(fccw);
-    }
-    join(g, got);
+        return b;
+      };
+    };
+    Receipts got(r.members.size());
+    ring_pass(r, +1, a, false, relay(+1), &got);
+    ring_pass(r, -1, a, false, relay(-1), &got);
+    join(r.members, got);
   }
   void line_all_to_all(const IciRing& r, std::uint64_t m) {
     const int p = static_cast<int>(r.members.size());

@@ -19,6 +19,7 @@
 
 namespace systole::models {
 
+/// Flow-level ICI network: transfers as fluid flows at max-min fair link shares (the default).
 class IciFlowModel : public IciNetwork {
  public:
   IciFlowModel(const IciTopology& topo, const IciLinkTiming& timing);

@@ -20,6 +20,7 @@
 
 namespace systole::models {
 
+/// Packet-level ICI network: every packet, hop and credit (the reference).
 class IciPacketModel : public IciNetwork {
  public:
   IciPacketModel(const IciTopology& topo, const IciLinkTiming& timing);

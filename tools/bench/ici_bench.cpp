@@ -4,8 +4,9 @@
 // the schedule's messages, the wall seconds to build and to simulate it (and the CPU seconds of
 // both: the machine may be shared), the simulated time,
 // nccl-tests' algorithm and bus bandwidths, the alpha-beta time and the rate recomputations.
-//   bench_ici [--bytes N] [--algorithm ring|bidir_ring|torus] [--model flow|packet]
-//             [--shape 16x16x16] [--scaling]
+//   bench_ici [--bytes N] [--op all_reduce|reduce_scatter|all_gather|all_to_all]
+//             [--algorithm ring|bidir_ring|torus] [--model flow|packet] [--shape 16x16x16]
+//             [--topology torus|mesh|twisted_torus] [--axes xyz] [--scaling]
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -28,9 +29,12 @@ double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+std::string topology = "torus";
+
 IciConfig slice(const std::string& shape, IciModel model) {
   config::Node n = config::Node::map();
   n.set("shape", config::Node::scalar(shape));
+  n.set("topology", config::Node::scalar(topology));
   IciConfig c = IciConfig::schema().load(n, "ici");
   c.model = model;
   return c;
@@ -83,6 +87,20 @@ int main(int argc, char** argv) {
       spec.algorithm = s == "ring"         ? CollectiveAlgorithm::kRing
                        : s == "bidir_ring" ? CollectiveAlgorithm::kBidirRing
                                            : CollectiveAlgorithm::kTorus;
+      ++i;
+    } else if (a == "--op") {
+      const std::string s = v;
+      spec.op = s == "reduce_scatter" ? CollectiveOp::kReduceScatter
+                : s == "all_gather"   ? CollectiveOp::kAllGather
+                : s == "all_to_all"   ? CollectiveOp::kAllToAll
+                                      : CollectiveOp::kAllReduce;
+      ++i;
+    } else if (a == "--topology") {
+      topology = v;
+      ++i;
+    } else if (a == "--axes") {
+      const std::string s = v;
+      for (int d = 0; d < 3; ++d) spec.axes[d] = s.find("xyz"[d]) != std::string::npos;
       ++i;
     } else if (a == "--model") {
       model = std::strcmp(v, "packet") == 0 ? IciModel::kPacket : IciModel::kFlow;
