@@ -10,9 +10,11 @@ namespace systole::models {
 void register_all(Registry& r) {
   register_tpu_chip(r);
   register_gpu_device(r);
-  r.add({"ici", "component",
+  r.add({"ici",
+         "component",
          "ICI torus network between chips: flow-level (max-min) or packet-level reference",
-         &IciConfig::schema(), {}});
+         &IciConfig::schema(),
+         {}});
   for (const auto& [name, op] : workloads::layer_ops())
     r.add({name, "layer", workloads::layer_schema(op).doc(), &workloads::layer_schema(op), {}});
 }
