@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "sim/config/node.h"
+#include "sim/core/output_path.h"
 #include "sim/core/units.h"
 #include "sim/stats/results_file.h"
 
@@ -59,7 +60,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const auto points = stats::read_points(in);
+    check_output_path(out, {in});
+    const auto points = stats::read_points_isolated(in);
     std::ofstream os(out);
     os << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
     bool first = true;
@@ -99,5 +101,8 @@ int main(int argc, char** argv) {
   } catch (const Error& e) {
     std::cerr << "systole-trace: error: " << e.what() << "\n";
     return e.exit_code();
+  } catch (const std::exception& e) {
+    std::cerr << "systole-trace: internal error: " << e.what() << "\n";
+    return 1;
   }
 }
