@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <initializer_list>
 #include <set>
 #include <vector>
 
@@ -137,6 +138,27 @@ const config::Node* key_node(const config::Node& n, const char* key) {
   throw ConfigError(k ? k->origin() : n.origin(), p.empty() ? key : p + "." + key, msg);
 }
 
+bool from_command_line(const Origin& o) { return o.file.rfind("<command line", 0) == 0; }
+
+/// An organisation error involves several keys (`keys`, the reported one first): point at the
+/// one the user wrote — a -p override, else a key in the file that holds the user's hbm
+/// section (merging base files gives a mapping the origin of its topmost file) — so a changed
+/// `stacks` is not reported at the preset's `capacity` line.
+[[noreturn]] void fail_org(const config::Node& n, const std::string& p,
+                           std::initializer_list<const char*> keys, const std::string& msg) {
+  auto first = [&](auto&& users) -> const char* {
+    for (const char* k : keys) {
+      const config::Node* v = n.is_map() ? n.find(k) : nullptr;
+      if (v && users(v->origin())) return k;
+    }
+    return nullptr;
+  };
+  const char* at = first(from_command_line);
+  if (!at) at = first([&](const Origin& o) { return o.file == n.origin().file; });
+  if (at && at != *keys.begin()) fail(n, p, at, std::string(*keys.begin()) + " " + msg);
+  fail(n, p, *keys.begin(), msg);
+}
+
 std::string bytes_text(double b) { return format_quantity(b, Dimension::kBytes); }
 
 /// Why `c.capacity` gives no power-of-two rows per bank, and the capacities nearest to it that
@@ -206,12 +228,17 @@ void validate(const HbmConfig& c, const config::Node& n, const std::string& p) {
                        v));
   const double rows = c.rows_exact();
   if (rows < 1 || rows != std::floor(rows) || !is_pow2(static_cast<std::int64_t>(rows)))
-    fail(n, p, "capacity", capacity_error(c, rows));
+    fail_org(n, p,
+             {"capacity", "stacks", "channels", "pseudo_channels", "bank_groups", "banks_per_group",
+              "columns", "channel_width", "burst_length", "preset"},
+             capacity_error(c, rows));
   const auto il = static_cast<std::int64_t>(c.interleave.value());
   if (!is_pow2(il) || il < c.atom_bytes() || il > c.row_bytes())
-    fail(n, p, "interleave",
-         fmt::format("{} B must be a power of two between one burst ({} B) and one row ({} B)", il,
-                     c.atom_bytes(), c.row_bytes()));
+    fail_org(
+        n, p,
+        {"interleave", "columns", "channel_width", "pseudo_channels", "burst_length", "preset"},
+        fmt::format("{} B must be a power of two between one burst ({} B) and one row ({} B)", il,
+                    c.atom_bytes(), c.row_bytes()));
   std::string why;
   if (!HbmAddressMap::parse_order(c.address_mapping, nullptr, &why))
     fail(n, p, "address_mapping", why);

@@ -26,6 +26,19 @@ void check_positive(const char* field, std::int64_t v) {
   if (v <= 0) throw WorkloadError(fmt::format("{}: expected a positive integer, got {}", field, v));
 }
 
+// The per-fold loops below and in the walks take time in proportion to the folds: a limit far
+// above real layers (GPT-3's largest GEMM on an 8 x 8 array has about 2^19 folds) that still
+// ends in minutes, not years.
+constexpr std::int64_t kMaxFolds = std::int64_t{1} << 26;
+
+void check_folds(const Geometry& g) {
+  if (g.Fr > kMaxFolds / g.Fc)
+    throw WorkloadError(
+        fmt::format("{} x {} folds on a {}x{} array: more than {} (2^26), the "
+                    "most this model runs",
+                    g.Fr, g.Fc, g.R, g.C, kMaxFolds));
+}
+
 }  // namespace
 
 const char* to_string(Dataflow d) {
@@ -75,6 +88,7 @@ LayerResult simulate_layer(const ArrayConfig& arch, const ConvLayer& layer) {
                      arch.filter_sram_kb > 0 && arch.ofmap_sram_kb > 0,
                  "invalid SCALE-Sim array config");
   const Geometry g = make_geometry(arch, layer);
+  check_folds(g);
   LayerResult r;
   r.row_folds = g.Fr;
   r.col_folds = g.Fc;

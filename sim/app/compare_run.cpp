@@ -55,7 +55,7 @@ std::vector<stats::PointResult> load(const std::string& file) {
   if (!std::filesystem::is_regular_file(file, ec))
     throw ConfigError({"<command line>"}, "compare",
                       fmt::format("'{}' is not a results file (no such file)", file));
-  return stats::read_points(file);
+  return stats::read_points_isolated(file);
 }
 
 /// Keys whose value differs between matched points: key -> "A -> B" (or "varies by point").

@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "models/scalesim/scalesim_timing.h"
+#include "sim/core/output_path.h"
 #include "sim/core/text.h"
 #include "sim/stats/results_file.h"
 #include "sim/stats/summary.h"
@@ -104,6 +105,11 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
     if (!out) throw SimError(fmt::format("cannot write '{}'", tmp.string()));
   }
   std::error_code ec;
+  const std::string blocker = replace_blocker(path.string());
+  if (!blocker.empty()) {
+    std::filesystem::remove(tmp, ec);
+    throw SimError(fmt::format("not replacing '{}': it is {}", path.string(), blocker));
+  }
   std::filesystem::rename(tmp, path, ec);
   if (ec) throw SimError(fmt::format("cannot write '{}': {}", path.string(), ec.message()));
 }
@@ -214,13 +220,18 @@ int run_scalesim(const ScalesimRunOptions& o, const std::string& command_line) {
   for (const auto& w : cfg.warnings) std::cerr << "simrun: warning: " << w << "\n";
   for (const auto& w : topo.warnings) std::cerr << "simrun: warning: " << w << "\n";
 
-  stats::PointResult p = scalesim_point(cfg, topo);
   const std::string out = o.output.empty() ? "results.h5" : o.output;
-  // Like SCALE-Sim, create the output directory (it also holds COMPUTE_REPORT.csv).
+  // Like SCALE-Sim, create the output directory (it also holds COMPUTE_REPORT.csv); then the
+  // output is checked and locked before anything runs.
   const std::filesystem::path dir = std::filesystem::absolute(out).parent_path();
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) throw SimError(fmt::format("cannot create '{}': {}", dir.string(), ec.message()));
+  if (ec)
+    throw ConfigError({"<command line>"}, "-o",
+                      fmt::format("cannot create '{}': {}", dir.string(), ec.message()));
+  check_output_path(out, {o.cfg, topo_path});
+  const OutputLock lock(out);
+  stats::PointResult p = scalesim_point(cfg, topo);
   stats::RunMeta meta = run_meta(command_line);
   meta.experiment_file = o.cfg;
   meta.experiment_name = cfg.run_name;

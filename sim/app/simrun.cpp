@@ -10,11 +10,11 @@
 #include <iostream>
 #include <map>
 #include <sstream>
-#include <thread>
 
 #include "models/register_all.h"
 #include "sim/app/compare_run.h"
 #include "sim/app/point.h"
+#include "sim/app/run_guard.h"
 #include "sim/app/run_meta.h"
 #include "sim/app/scalesim_run.h"
 #include "sim/config/experiment.h"
@@ -37,6 +37,8 @@ struct Options {
   std::string output;
   std::vector<std::string> overrides;
   int jobs = 0;
+  bool force_jobs = false, output_given = false;
+  double point_timeout = 0;  // seconds; 0: no limit
   bool resume = false, validate = false, plan = false, list = false, quiet = false, version = false;
   std::string describe;
   ScalesimRunOptions scalesim;  // --scalesim-cfg mode
@@ -44,7 +46,7 @@ struct Options {
 
 constexpr const char* kUsage =
     "usage: simrun EXPERIMENT.yaml [-o results.h5] [-p key.path=value ...] [--jobs N]\n"
-    "              [--resume] [--validate] [--plan] [--quiet]\n"
+    "              [--resume] [--validate] [--plan] [--quiet] [--point-timeout S]\n"
     "       simrun --scalesim-cfg X.cfg --topology Y.csv [-o out.h5] [--dataflow os|ws|is]\n"
     "       simrun compare A.h5 B.h5\n"
     "       simrun --list | --describe KIND | --version | --help\n";
@@ -55,7 +57,10 @@ po::options_description visible_options() {
       "output,o", po::value<std::string>(), "results file (default: output.file, results.h5)")(
       "param,p", po::value<std::vector<std::string>>()->composing(),
       "override a config value: -p system.chip.mxu.rows=256 (repeatable; YAML values)")(
-      "jobs,j", po::value<int>(), "worker processes (default: all cores)")(
+      "jobs,j", po::value<int>(), "worker processes (default: all cores; at most the cores)")(
+      "force-jobs", "run --jobs N workers even when N is more than the cores")(
+      "point-timeout", po::value<double>(),
+      "stop a design point after SECONDS and record it as failed (default: no limit)")(
       "resume", "keep the points already in the results file, run only the rest")(
       "validate", "check the experiment and every design point, run nothing")(
       "plan",
@@ -88,6 +93,17 @@ Options parse_cli(int argc, char** argv, bool& help) {
   help = vm.count("help") > 0;
   if (vm.count("experiment")) o.experiment = vm["experiment"].as<std::string>();
   if (vm.count("output")) o.output = vm["output"].as<std::string>();
+  o.output_given = vm.count("output") > 0;
+  if (o.output_given && o.output.empty())
+    throw ConfigError({"<command line>"}, "-o",
+                      "empty file name: give the results file, e.g. -o results.h5");
+  o.force_jobs = vm.count("force-jobs") > 0;
+  if (vm.count("point-timeout")) {
+    o.point_timeout = vm["point-timeout"].as<double>();
+    if (!(o.point_timeout > 0) || o.point_timeout > 1e7)
+      throw ConfigError({"<command line>"}, "--point-timeout",
+                        "expected a number of seconds above 0");
+  }
   if (vm.count("param")) o.overrides = vm["param"].as<std::vector<std::string>>();
   if (vm.count("jobs")) {
     o.jobs = vm["jobs"].as<int>();
@@ -142,33 +158,43 @@ sweep::Applies schema_applies(const Registry& reg) {
 }
 
 struct Validated {
-  std::vector<sweep::Point> points;
+  size_t count = 0;                       // design points
+  std::vector<sweep::Point> points;       // all of them, unless only validating
   std::map<int, std::string> unrunnable;  // point id -> reason (mapping failed)
   size_t layers = 0;
+  std::vector<std::string> inputs;  // workload files the points read
 };
 
-Validated validate_points(const Registry& reg, const config::Experiment& ex) {
+/// Prepares and checks every design point; keeps them in `points` when `keep_points` (a run
+/// needs them; --validate builds one at a time, so a 10^6-point sweep fits in little memory).
+Validated validate_points(const Registry& reg, const config::Experiment& ex, bool keep_points) {
   Validated v;
-  v.points = sweep::expand(ex, schema_applies(reg));
-  for (const auto& p : v.points) {
+  const sweep::Plan plan = sweep::plan(ex, schema_applies(reg));
+  v.count = plan.size();
+  for (size_t i = 0; i < plan.size(); ++i) {
+    sweep::Point p = plan.point(i);
     PreparedPoint pp;
     try {
       pp = prepare_point(reg, p);
     } catch (const ConfigError& e) {
-      if (v.points.size() == 1 || p.assignments.empty()) throw;
+      if (v.count == 1 || p.assignments.empty()) throw;
       throw ConfigError(e.origin(), e.path(),
                         e.message() + fmt::format(" [in sweep point {}: {}]", p.id, p.label()));
     }
     v.layers = std::max(v.layers, pp.workload.layers.size());
+    if (!pp.workload.file.empty() &&
+        std::find(v.inputs.begin(), v.inputs.end(), pp.workload.file) == v.inputs.end())
+      v.inputs.push_back(pp.workload.file);
     try {
       pp.system->check(pp.workload);
     } catch (const WorkloadError& e) {
       v.unrunnable[p.id] = e.what();
     }
+    if (keep_points) v.points.push_back(std::move(p));
   }
-  if (!v.unrunnable.empty() && v.unrunnable.size() == v.points.size())
+  if (!v.unrunnable.empty() && v.unrunnable.size() == v.count)
     throw WorkloadError(v.unrunnable.begin()->second +
-                        (v.points.size() > 1 ? " (and every other design point fails too)" : ""));
+                        (v.count > 1 ? " (and every other design point fails too)" : ""));
   return v;
 }
 
@@ -199,7 +225,7 @@ int run_experiment(const Options& o, const std::string& command_line) {
   models::register_all(reg);
   config::Experiment ex = config::load_experiment(o.experiment, o.overrides);
   if (o.plan) return print_plans(reg, ex, o.experiment);
-  Validated v = validate_points(reg, ex);
+  Validated v = validate_points(reg, ex, !o.validate);
   auto swept = sweep::swept_paths(ex.sweep);
   if (!ex.systems.empty()) swept.insert(swept.begin(), "system");
   const auto notes = sweep::sweep_notes(ex, schema_applies(reg));
@@ -207,8 +233,8 @@ int run_experiment(const Options& o, const std::string& command_line) {
     for (const auto& n : notes) std::cout << "note: " << n << "\n";
   if (o.validate) {
     std::cout << fmt::format(
-        "{}: OK — {} design point{}, {} layer{}{}\n", o.experiment, v.points.size(),
-        v.points.size() == 1 ? "" : "s", v.layers, v.layers == 1 ? "" : "s",
+        "{}: OK — {} design point{}, {} layer{}{}\n", o.experiment, v.count,
+        v.count == 1 ? "" : "s", v.layers, v.layers == 1 ? "" : "s",
         v.unrunnable.empty() ? ""
                              : fmt::format(", {} point(s) will fail to map", v.unrunnable.size()));
     for (const auto& [id, why] : v.unrunnable)
@@ -216,9 +242,14 @@ int run_experiment(const Options& o, const std::string& command_line) {
     return 0;
   }
 
-  const std::string out = !o.output.empty() ? o.output : ex.output.file;
-  const int jobs =
-      o.jobs ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // The output is checked and locked before anything runs (held until simrun returns).
+  const std::string out = o.output_given ? o.output : ex.output.file;
+  const OutputArg arg = output_arg(o.output_given, ex);
+  check_output_path(out, input_files(ex, v.inputs), arg);
+  const OutputLock lock(out, arg);
+  std::string jobs_note;
+  const int jobs = choose_jobs(o.jobs, o.force_jobs, jobs_note);
+  if (!jobs_note.empty() && !o.quiet) std::cout << "note: " << jobs_note << "\n";
   const bool tty = ::isatty(STDOUT_FILENO) && !o.quiet;
 
   // --resume: keep finished points of a previous (complete or interrupted) run.
@@ -227,7 +258,7 @@ int run_experiment(const Options& o, const std::string& command_line) {
     for (const std::string& f : {out, out + ".partial"}) {
       std::error_code ec;
       if (!std::filesystem::exists(f, ec)) continue;
-      for (auto& r : stats::read_points(f)) {
+      for (auto& r : stats::read_points_isolated(f)) {
         if (!r.ok() || r.id < 0 || static_cast<size_t>(r.id) >= v.points.size()) continue;
         if (r.label != v.points[static_cast<size_t>(r.id)].label()) continue;
         kept[r.id] = std::move(r);
@@ -280,7 +311,8 @@ int run_experiment(const Options& o, const std::string& command_line) {
     std::cout << "\r" << stats::progress_line(done, v.points.size(), failed, 0) << std::flush;
   const bool trace = ex.output.trace;
   sweep::run_points(
-      todo, [&](const sweep::Point& p) { return simulate_point(reg, p, trace); }, {jobs},
+      todo, [&](const sweep::Point& p) { return simulate_point(reg, p, trace); },
+      {jobs, o.point_timeout},
       [&](stats::PointResult r) {
         ++done;
         failed += !r.ok();

@@ -91,6 +91,42 @@ void check_override_target(const Node& root, const std::string& key) {
                         "); override one of them, e.g. -p systems." + first + "." + key);
 }
 
+/// `workload.params.NAME` set by -p or swept, on an inline workload: NAME must be a parameter
+/// the workload declares, or the value would be silently unused (a file workload's reader
+/// checks its own declarations).
+void check_inline_param(const Node& root, const std::string& key, const Origin& at) {
+  static const std::string prefix = "workload.params.";
+  if (key.rfind(prefix, 0) != 0) return;
+  const Node* w = root.find("workload");
+  if (!w || !w->is_map() || w->find("file") || !w->find("layers")) return;
+  const size_t end = key.find_first_of(".[", prefix.size());
+  const std::string name =
+      key.substr(prefix.size(), end == std::string::npos ? end : end - prefix.size());
+  const Node* params = w->find("params");
+  const std::vector<std::string> names =
+      params && params->is_map() ? params->keys() : std::vector<std::string>{};
+  if (std::find(names.begin(), names.end(), name) != names.end()) return;
+  throw ConfigError(
+      at, key,
+      fmt::format("the inline workload has no parameter '{}'{}; params: {}", name,
+                  did_you_mean(name, names),
+                  names.empty() ? "none (declare it under workload.params)" : join(names)));
+}
+
+/// check_inline_param for every swept path (grid axes and zip groups).
+void check_swept_params(const Node& root, const Node& sweep) {
+  if (!sweep.is_map()) return;
+  for (const auto& e : sweep.entries()) {
+    if (e.key != "zip") {
+      check_inline_param(root, e.key, e.key_origin);
+      continue;
+    }
+    if (!e.value.is_seq()) continue;
+    for (const auto& g : e.value.items())
+      for (const auto& ge : g.entries()) check_inline_param(root, ge.key, ge.key_origin);
+  }
+}
+
 }  // namespace
 
 Experiment load_experiment(const std::string& path, const std::vector<std::string>& overrides) {
@@ -123,10 +159,13 @@ Experiment load_experiment(const std::string& path, const std::vector<std::strin
       continue;
     }
     check_override_target(root, key);
+    check_inline_param(root, key, value.origin());
     if (is_sweep_axis(sweep, key)) sweep.erase(key);
     if (sweep.is_map()) drop_from_zip(sweep, key);
     set_path(root, key, value);
   }
+
+  check_swept_params(root, sweep);
 
   if (const Node* systems = root.find("systems")) {
     if (const Node::Entry* one = root.find_entry("system"))

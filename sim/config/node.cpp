@@ -1,12 +1,12 @@
 #include "sim/config/node.h"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "sim/core/input_file.h"
 #include "sim/core/text.h"
 
 namespace systole::config {
@@ -132,43 +132,135 @@ Origin origin_of(const YAML::Mark& m, const std::string& file) {
   return {file, m.line + 1, m.column + 1};
 }
 
-Node convert(const YAML::Node& y, const std::string& file, const std::string& path) {
-  const Origin o = origin_of(y.Mark(), file);
-  switch (y.Type()) {
-    case YAML::NodeType::Undefined:
-    case YAML::NodeType::Null:
-      return [&] {
+// Limits that keep a hostile file from exhausting the stack or the memory: real configs nest
+// fewer than 10 levels and use few aliases, while a 10-line "billion laughs" file expands to
+// 10^9 values. Without aliases a file has fewer values than characters, so the value budget is
+// the file's size plus kMaxAliasValues.
+constexpr size_t kMaxYamlDepth = 64;
+constexpr size_t kMaxAliasValues = 100000;
+
+bool allowed_tag(const std::string& tag) {
+  // "?" untagged plain, "!" untagged quoted or block; the core schema's own tags are harmless.
+  static const std::vector<std::string> core = {"", "?", "!"};
+  static const std::string yaml = "tag:yaml.org,2002:";
+  static const std::vector<std::string> kinds = {"str",  "int", "float", "bool",
+                                                 "null", "seq", "map"};
+  if (std::find(core.begin(), core.end(), tag) != core.end()) return true;
+  return tag.rfind(yaml, 0) == 0 &&
+         std::find(kinds.begin(), kinds.end(), tag.substr(yaml.size())) != kinds.end();
+}
+
+/// yaml-cpp 0.7 accepts a quoted scalar left open to the end of a file that ends with a newline
+/// (the rest of the file becomes its text); true when the quote at `pos` is never closed.
+bool unterminated_quote(const std::string& text, size_t pos) {
+  if (pos >= text.size() || (text[pos] != '"' && text[pos] != '\'')) return false;
+  const char q = text[pos];
+  for (size_t i = pos + 1; i < text.size(); ++i) {
+    if (q == '"' && text[i] == '\\') {
+      ++i;
+    } else if (text[i] == q) {
+      if (q == '\'' && i + 1 < text.size() && text[i + 1] == '\'') {
+        ++i;
+        continue;
+      }
+      return false;
+    }
+  }
+  return true;
+}
+
+/// yaml-cpp's node graph to our tree, checking what yaml-cpp lets through: alias cycles and
+/// expansion, nesting depth, custom tags, unterminated quotes, non-scalar keys, duplicate keys.
+class Converter {
+ public:
+  Converter(const std::string& text, const std::string& file)
+      : text_(text), file_(file), budget_(text.size() + kMaxAliasValues) {}
+
+  Node convert(const YAML::Node& y, const std::string& path) {
+    const Origin o = origin_of(y.Mark(), file_);
+    check(y, o, path);
+    ancestors_.push_back(y);
+    Node n = build(y, o, path);
+    ancestors_.pop_back();
+    return n;
+  }
+
+ private:
+  void check(const YAML::Node& y, const Origin& o, const std::string& path) {
+    for (const auto& a : ancestors_)
+      if (a.is(y))
+        throw ConfigError(o, path,
+                          "a YAML alias refers to a node that contains it (the value would be "
+                          "infinite)");
+    if (ancestors_.size() >= kMaxYamlDepth)
+      throw ConfigError(o, path,
+                        fmt::format("the YAML nests more than {} levels deep", kMaxYamlDepth));
+    if (values_++ >= budget_)
+      throw ConfigError(o, path,
+                        fmt::format("the YAML's aliases expand to more than {} values (an alias "
+                                    "bomb?); write the values out instead",
+                                    budget_));
+    check_scalar_text(y, o, path);
+  }
+
+  void check_scalar_text(const YAML::Node& y, const Origin& o, const std::string& path) const {
+    if (!allowed_tag(y.Tag()))
+      throw ConfigError(
+          o, path, fmt::format("YAML tag '{}' is not supported (write a plain value)", y.Tag()));
+    if (y.IsScalar() && !y.Mark().is_null() && y.Mark().pos >= 0 &&
+        unterminated_quote(text_, static_cast<size_t>(y.Mark().pos)))
+      throw ConfigError(o, path,
+                        fmt::format("YAML syntax error: the quoted string that starts here is "
+                                    "never closed (missing {})",
+                                    text_[static_cast<size_t>(y.Mark().pos)]));
+  }
+
+  Node build(const YAML::Node& y, const Origin& o, const std::string& path) {
+    switch (y.Type()) {
+      case YAML::NodeType::Undefined:
+      case YAML::NodeType::Null: {
         Node n;
         n.set_origin(o);
         return n;
-      }();
-    case YAML::NodeType::Scalar:
-      return Node::scalar(y.Scalar(), o);
-    case YAML::NodeType::Sequence: {
-      Node n = Node::seq(o);
-      size_t i = 0;
-      for (const auto& item : y)
-        n.push_back(convert(item, file, path + "[" + std::to_string(i++) + "]"));
-      return n;
-    }
-    case YAML::NodeType::Map: {
-      Node n = Node::map(o);
-      for (const auto& kv : y) {
-        const Origin ko = origin_of(kv.first.Mark(), file);
-        if (!kv.first.IsScalar()) throw ConfigError(ko, "", "mapping keys must be plain names");
-        const std::string key = kv.first.Scalar();
-        const std::string sub = path.empty() ? key : path + "." + key;
-        if (const auto* prev = n.find_entry(key))
-          throw ConfigError(
-              ko, sub,
-              "duplicate key (first given at line " + std::to_string(prev->key_origin.line) + ")");
-        n.entries().push_back({key, ko, convert(kv.second, file, sub)});
       }
-      return n;
+      case YAML::NodeType::Scalar:
+        return Node::scalar(y.Scalar(), o);
+      case YAML::NodeType::Sequence: {
+        Node n = Node::seq(o);
+        size_t i = 0;
+        for (const auto& item : y)
+          n.push_back(convert(item, path + "[" + std::to_string(i++) + "]"));
+        return n;
+      }
+      case YAML::NodeType::Map:
+        return build_map(y, o, path);
     }
+    return Node();
   }
-  return Node();
-}
+
+  Node build_map(const YAML::Node& y, const Origin& o, const std::string& path) {
+    Node n = Node::map(o);
+    for (const auto& kv : y) {
+      const Origin ko = origin_of(kv.first.Mark(), file_);
+      if (!kv.first.IsScalar()) throw ConfigError(ko, "", "mapping keys must be plain names");
+      check_scalar_text(kv.first, ko, path);
+      const std::string key = kv.first.Scalar();
+      const std::string sub = path.empty() ? key : path + "." + key;
+      if (const auto* prev = n.find_entry(key))
+        throw ConfigError(
+            ko, sub,
+            "duplicate key (first given at line " + std::to_string(prev->key_origin.line) + ")");
+      n.entries().push_back({key, ko, convert(kv.second, sub)});
+    }
+    return n;
+  }
+
+  const std::string& text_;
+  const std::string& file_;
+  size_t budget_;
+  size_t values_ = 0;
+  std::vector<YAML::Node> ancestors_;
+};
 
 }  // namespace
 
@@ -179,39 +271,54 @@ std::string Node::to_yaml() const {
 }
 
 Node parse_yaml(const std::string& text, const std::string& name) {
-  YAML::Node y;
+  std::vector<YAML::Node> docs;
   try {
-    y = YAML::Load(text);
+    docs = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
-    throw ConfigError(origin_of(e.mark, name), "", "YAML syntax error: " + e.msg);
+    // yaml-cpp appends the offending text to some messages ("the referenced anchor is not
+    // defined: NAME"); the position is enough, and a file that is no YAML is not quoted.
+    throw ConfigError(origin_of(e.mark, name), "",
+                      "YAML syntax error: " + e.msg.substr(0, e.msg.find(": ")));
   }
-  return convert(y, name, "");
+  if (docs.size() > 1)
+    throw ConfigError(origin_of(docs[1].Mark(), name), "",
+                      "a second YAML document starts here ('---'); a Systole file holds one");
+  return docs.empty() ? Node() : Converter(text, name).convert(docs.front(), "");
 }
 
 Node load_yaml_file(const std::string& path, const Origin& referenced_from) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) {
-    throw ConfigError(referenced_from.file.empty() ? Origin{path} : referenced_from, "",
-                      "file '" + path + "' does not exist");
-  }
-  if (fs::is_directory(path, ec))
-    throw ConfigError({path}, "", "is a directory, expected a YAML file");
-  std::ifstream in(path);
-  if (!in) throw ConfigError({path}, "", "cannot read the file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  Node n = parse_yaml(ss.str(), path);
+  const std::string text =
+      read_regular_file(path, referenced_from.file.empty() ? Origin{path} : referenced_from);
+  Node n = parse_yaml(text, path);
   if (n.is_null())
     throw ConfigError({path, 1, 1}, "", "the file is empty: expected a YAML mapping");
   return n;
 }
 
+namespace {
+
+/// The entry of `map` named `key`, or nullptr.
+Node::Entry* entry_of(Node& map, const std::string& key) {
+  for (auto& e : map.entries())
+    if (e.key == key) return &e;
+  return nullptr;
+}
+
+/// Merges `over` (an entry of the overriding file) into `existing`: the key then points at
+/// where it was last written, so errors about its value name the user's line, not a preset's.
+void merge_entry(Node::Entry& existing, const Node::Entry& over, const Node& value) {
+  merge_into(existing.value, value);
+  if (!over.key_origin.file.empty()) existing.key_origin = over.key_origin;
+}
+
+}  // namespace
+
 void merge_into(Node& base, const Node& over) {
   if (base.is_map() && over.is_map()) {
     for (const auto& e : over.entries()) {
-      Node* existing = base.find(e.key);
+      Node::Entry* existing = entry_of(base, e.key);
       if (existing)
-        merge_into(*existing, e.value);
+        merge_entry(*existing, e, e.value);
       else
         base.entries().push_back(e);
     }
@@ -224,9 +331,12 @@ void merge_into(Node& base, const Node& over) {
 std::string find_referenced_file(const std::string& name, const Origin& from,
                                  const std::string& yaml_path) {
   std::vector<std::string> tried;
-  auto ok = [](const fs::path& p) {
-    std::error_code ec;
-    return fs::is_regular_file(p, ec);
+  std::string odd;  // the first candidate that exists but is no regular file, e.g. a directory
+  auto ok = [&](const fs::path& p) {
+    const std::string kind = non_regular_kind(p.string());
+    if (!kind.empty() && kind != "missing" && odd.empty())
+      odd = "'" + p.string() + "' is " + kind + ", expected a file";
+    return kind.empty();
   };
   fs::path p(name);
   if (p.is_absolute()) {
@@ -246,6 +356,7 @@ std::string find_referenced_file(const std::string& name, const Origin& from,
     if (ok(p)) return p.string();
     tried.push_back(p.string());
   }
+  if (!odd.empty()) throw ConfigError(from, yaml_path, odd);
   std::vector<std::string> unique;
   for (const auto& t : tried)
     if (std::find(unique.begin(), unique.end(), t) == unique.end()) unique.push_back(t);
@@ -275,9 +386,9 @@ Node resolve_bases(const Node& node, int depth) {
   for (const auto& e : node.entries()) {
     if (e.key == "base") continue;
     Node v = resolve_bases(e.value, depth);
-    Node* existing = result.find(e.key);
+    Node::Entry* existing = entry_of(result, e.key);
     if (existing)
-      merge_into(*existing, v);
+      merge_entry(*existing, e, v);
     else
       result.entries().push_back({e.key, e.key_origin, std::move(v)});
   }

@@ -40,6 +40,16 @@ const char* type_label(ParamType t) {
   return "?";
 }
 
+/// `key: ~` or `key:` with nothing: an error, not the default (which the file would then
+/// record as ~ while the run used something else).
+[[noreturn]] void reject_null(const Origin& key, const Schema::Entry& e, const std::string& path) {
+  throw ConfigError(key, path,
+                    fmt::format("no value given (~ or nothing): give a value ({}) or leave the "
+                                "key out{}",
+                                type_label(e.type),
+                                e.default_text ? " to use the default, " + *e.default_text : ""));
+}
+
 }  // namespace
 
 std::string format_schema_double(double v) {
@@ -152,13 +162,15 @@ void Schema::load_into(void* obj, const Node& node, const std::string& path) con
             (close_matches(e.key, keys()).empty() ? "; allowed keys: " + join(keys()) : ""));
   }
   for (const auto& e : entries_) {
-    const Node* v = node.is_map() ? node.find(e.name) : nullptr;
+    const Node::Entry* given = node.is_map() ? node.find_entry(e.name) : nullptr;
+    const Node* v = given ? &given->value : nullptr;
     if (e.is_group) {
       static const Node kNull;
       e.sub->load_into(e.member(obj), v ? *v : kNull, sub_path(e.name));
       continue;
     }
-    if (v && !v->is_null()) {
+    if (v && v->is_null()) reject_null(given->key_origin, e, sub_path(e.name));
+    if (v) {
       e.assign(obj, *v, sub_path(e.name));
     } else if (e.default_text) {
       e.assign(obj, Node::scalar(*e.default_text, {"<default of " + name_ + "." + e.name + ">"}),

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "sim/core/error.h"
+#include "sim/core/output_path.h"
 #include "sim/core/units.h"
 #include "sim/stats/hdf5_io.h"
 
@@ -308,6 +309,10 @@ void ResultsWriter::commit(const std::vector<Table>& compare) {
   } catch (const H5Failure& e) {
     throw SimError(fmt::format("cannot finish results file '{}': {}", partial_, e.what()));
   }
+  const std::string blocker = replace_blocker(path_);
+  if (!blocker.empty())
+    throw SimError(fmt::format("not replacing '{}': it is {} (the results are in '{}')", path_,
+                               blocker, partial_));
   if (std::rename(partial_.c_str(), path_.c_str()) != 0)
     throw SimError(
         fmt::format("cannot rename '{}' to '{}': {}", partial_, path_, std::strerror(errno)));

@@ -68,6 +68,9 @@ class ResultsWriter {
 
 /// Reads every point of a results file (final or .partial) back, tables and trace included.
 std::vector<PointResult> read_points(const std::string& path);
+/// read_points() in a child process (results_sandbox.cpp): a file so corrupted that libhdf5
+/// crashes on it is a ConfigError ("the results file is corrupted ...") instead of a crash.
+std::vector<PointResult> read_points_isolated(const std::string& path);
 /// Reads /meta attributes back.
 RunMeta read_meta(const std::string& path);
 /// Reads /sweep back as a table.

@@ -57,6 +57,18 @@ const std::vector<Node>& list_of(const Node& n, const std::string& where) {
   return n.items();
 }
 
+/// A path swept twice (as an axis and in a zip group, or in two groups) would get two values at
+/// once: an error at its second mention.
+void check_swept_once(const std::vector<Axis>& axes, const std::string& path, const Origin& o) {
+  for (const auto& a : axes)
+    if (std::find(a.paths.begin(), a.paths.end(), path) != a.paths.end())
+      throw ConfigError(o, "sweep." + path,
+                        a.paths.size() > 1
+                            ? "already swept in a zip group; a path can vary along one axis only"
+                            : "already swept as an axis of its own; a path can vary along one "
+                              "axis only");
+}
+
 std::vector<Axis> axes_of(const Node& sweep) {
   std::vector<Axis> axes;
   if (sweep.is_null()) return axes;
@@ -78,6 +90,7 @@ std::vector<Axis> axes_of(const Node& sweep) {
         Axis a;
         for (const auto& ge : group.entries()) {
           check_path(ge.key, ge.key_origin);
+          check_swept_once(axes, ge.key, ge.key_origin);
           const auto& vals = list_of(ge.value, where + "." + ge.key);
           if (!a.values.empty() && vals.size() != a.size())
             throw ConfigError(ge.value.origin(), where + "." + ge.key,
@@ -91,6 +104,7 @@ std::vector<Axis> axes_of(const Node& sweep) {
       continue;
     }
     check_path(e.key, e.key_origin);
+    check_swept_once(axes, e.key, e.key_origin);
     Axis a;
     a.paths.push_back(e.key);
     a.values.push_back(list_of(e.value, "sweep." + e.key));
@@ -114,34 +128,33 @@ bool path_in_tree(const Node& system, const std::string& path) {
 
 namespace {
 
-/// Every combination of `axes` over `root`, ids from `first_id`, `lead` assignments first.
-std::vector<Point> grid(const Node& root, const std::vector<Axis>& axes,
-                        const std::vector<std::pair<std::string, Node>>& lead, size_t first_id) {
-  size_t total = 1;
-  for (const auto& a : axes) total *= a.size();
-  std::vector<Point> points;
-  points.reserve(total);
+/// Point `n` of the combinations of `axes` over `root` (the last axis varies fastest), id
+/// `first_id + n`, `lead` assignments first.
+Point grid_point(const Node& root, const std::vector<Axis>& axes,
+                 const std::vector<std::pair<std::string, Node>>& lead, size_t first_id, size_t n) {
   std::vector<size_t> idx(axes.size(), 0);
-  for (size_t n = 0; n < total; ++n) {
-    Point p;
-    p.id = static_cast<int>(first_id + n);
-    p.root = root;
-    p.assignments = lead;
-    for (size_t a = 0; a < axes.size(); ++a) {
-      for (size_t k = 0; k < axes[a].paths.size(); ++k) {
-        const Node& v = axes[a].values[k][idx[a]];
-        p.assignments.emplace_back(axes[a].paths[k], v);
-        config::set_path(p.root, axes[a].paths[k], v);
-      }
-    }
-    points.push_back(std::move(p));
-    // Odometer: the last axis varies fastest.
-    for (size_t a = axes.size(); a-- > 0;) {
-      if (++idx[a] < axes[a].size()) break;
-      idx[a] = 0;
+  for (size_t a = axes.size(), rest = n; a-- > 0;) {
+    idx[a] = rest % axes[a].size();
+    rest /= axes[a].size();
+  }
+  Point p;
+  p.id = static_cast<int>(first_id + n);
+  p.root = root;
+  p.assignments = lead;
+  for (size_t a = 0; a < axes.size(); ++a) {
+    for (size_t k = 0; k < axes[a].paths.size(); ++k) {
+      const Node& v = axes[a].values[k][idx[a]];
+      p.assignments.emplace_back(axes[a].paths[k], v);
+      config::set_path(p.root, axes[a].paths[k], v);
     }
   }
-  return points;
+  return p;
+}
+
+size_t grid_size(const std::vector<Axis>& axes) {
+  size_t total = 1;
+  for (const auto& a : axes) total *= a.size();
+  return total;
 }
 
 bool is_system_path(const std::string& path) { return path.rfind("system.", 0) == 0; }
@@ -187,11 +200,33 @@ void check_total(const std::vector<Axis>& axes, size_t before, const Node& sweep
 
 }  // namespace
 
-std::vector<Point> expand(const config::Experiment& ex, const Applies& applies) {
+/// One system's grid: its tree, the axes that apply to it, and its first point id.
+struct Plan::Group {
+  Node root;
+  std::vector<Axis> axes;
+  std::vector<std::pair<std::string, Node>> lead;
+  size_t first_id = 0, size = 0;
+};
+
+size_t Plan::size() const {
+  return groups_.empty() ? 0 : groups_.back()->first_id + groups_.back()->size;
+}
+
+Point Plan::point(size_t i) const {
+  for (const auto& g : groups_)
+    if (i < g->first_id + g->size)
+      return grid_point(g->root, g->axes, g->lead, g->first_id, i - g->first_id);
+  throw SimError(fmt::format("design point {} of {} requested", i, size()));
+}
+
+Plan plan(const config::Experiment& ex, const Applies& applies) {
+  Plan pl;
   const auto axes = axes_of(ex.sweep);
   if (ex.systems.empty()) {
     check_total(axes, 0, ex.sweep);
-    return grid(ex.root, axes, {}, 0);
+    pl.groups_.push_back(
+        std::make_shared<Plan::Group>(Plan::Group{ex.root, axes, {}, 0, grid_size(axes)}));
+    return pl;
   }
   // A swept system path that no system has is a mistake, not a note.
   std::map<std::string, size_t> missing;
@@ -202,16 +237,23 @@ std::vector<Point> expand(const config::Experiment& ex, const Applies& applies) 
       throw ConfigError(ex.sweep.origin(), "sweep." + path,
                         "no system of `systems:` has this key (simrun --describe KIND lists "
                         "each kind's keys)");
-  std::vector<Point> points;
   for (const auto& s : ex.systems) {
     const auto mine = applicable(axes, s.system, applies ? applies : path_in_tree, nullptr);
-    check_total(mine, points.size(), ex.sweep);
+    check_total(mine, pl.size(), ex.sweep);
     Node root = ex.root;
     root.erase("systems");
     root.set("system", s.system);
-    for (auto& p : grid(root, mine, {{"system", Node::scalar(s.name)}}, points.size()))
-      points.push_back(std::move(p));
+    pl.groups_.push_back(std::make_shared<Plan::Group>(Plan::Group{
+        std::move(root), mine, {{"system", Node::scalar(s.name)}}, pl.size(), grid_size(mine)}));
   }
+  return pl;
+}
+
+std::vector<Point> expand(const config::Experiment& ex, const Applies& applies) {
+  const Plan pl = plan(ex, applies);
+  std::vector<Point> points;
+  points.reserve(pl.size());
+  for (size_t i = 0; i < pl.size(); ++i) points.push_back(pl.point(i));
   return points;
 }
 

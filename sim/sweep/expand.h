@@ -3,6 +3,7 @@
 // product of all axes) and may hold `zip:` groups (paths whose lists advance together).
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,6 +32,23 @@ using Applies = std::function<bool(const config::Node& system, const std::string
 
 /// Default Applies: the path names a key present in the system's tree.
 bool path_in_tree(const config::Node& system, const std::string& path);
+
+/// The design points of an experiment, built one at a time on demand: a 10^6-point sweep
+/// costs its axes' values once, not a config tree per point (what --validate walks).
+class Plan {
+ public:
+  size_t size() const;
+  /// Point `i` (0 <= i < size()), with its resolved tree; points come in id order.
+  Point point(size_t i) const;
+
+ private:
+  struct Group;
+  friend Plan plan(const config::Experiment& ex, const Applies& applies);
+  std::vector<std::shared_ptr<const Group>> groups_;
+};
+
+/// The plan of expand(): the same points, same ids, same order, built by Plan::point.
+Plan plan(const config::Experiment& ex, const Applies& applies = {});
 
 /// Expands the experiment into points (one point when there is no sweep). With `systems:`, the
 /// points of each system in turn (first assignment "system" = its name), each system swept only

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 #include <poll.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -12,29 +12,21 @@
 #include <string>
 
 #include "sim/core/error.h"
+#include "sim/core/subprocess.h"
 
 namespace systole::sweep {
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
 struct Worker {
-  pid_t pid = -1;
-  int fd = -1;
+  Child child;
   const Point* point = nullptr;
   std::string data;
+  Clock::time_point deadline = Clock::time_point::max();
+  bool timed_out = false;
 };
-
-void write_all(int fd, const std::string& s) {
-  size_t off = 0;
-  while (off < s.size()) {
-    const ssize_t n = ::write(fd, s.data() + off, s.size() - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return;
-    }
-    off += static_cast<size_t>(n);
-  }
-}
 
 stats::PointResult failed(const Point& p, const std::string& why) {
   stats::PointResult r;
@@ -47,10 +39,64 @@ stats::PointResult failed(const Point& p, const std::string& why) {
   return r;
 }
 
+Worker start_worker(const Point* p, const PointFn& fn, double timeout_s) {
+  Worker w;
+  w.point = p;
+  w.child = fork_child([&](int fd) {
+    write_all(fd, stats::serialize(run_point_here(*p, fn)));
+    return 0;
+  });
+  if (timeout_s > 0)
+    w.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double>(timeout_s));
+  return w;
+}
+
+/// The result of a worker whose pipe reached its end: reaps it.
+stats::PointResult finish_worker(Worker& w, double timeout_s) {
+  ChildOutcome o = finish_child(w.child);
+  o.data = std::move(w.data) + o.data;
+  if (w.timed_out)
+    return failed(*w.point, fmt::format("the point ran longer than --point-timeout {:g} s and "
+                                        "was stopped",
+                                        timeout_s));
+  if (o.signal)
+    return failed(*w.point, fmt::format("worker process crashed: {} (signal {})",
+                                        strsignal(o.signal), o.signal));
+  if (o.data.empty())
+    return failed(*w.point,
+                  fmt::format("worker process exited with status {} and no result", o.exit_code));
+  try {
+    return stats::deserialize(o.data);
+  } catch (const std::exception& e) {
+    return failed(*w.point, std::string("unreadable worker result: ") + e.what());
+  }
+}
+
+/// Milliseconds until the earliest deadline (-1: none), for poll().
+int poll_timeout_ms(const std::vector<Worker>& running) {
+  auto first = Clock::time_point::max();
+  for (const auto& w : running)
+    if (!w.timed_out) first = std::min(first, w.deadline);
+  if (first == Clock::time_point::max()) return -1;
+  const auto ms = std::chrono::ceil<std::chrono::milliseconds>(first - Clock::now()).count();
+  return static_cast<int>(std::clamp<long long>(ms, 0, 60'000));
+}
+
+/// Kills the workers past their deadline; their pipes then reach their end.
+void stop_late_workers(std::vector<Worker>& running) {
+  const auto now = Clock::now();
+  for (auto& w : running) {
+    if (w.timed_out || now < w.deadline) continue;
+    ::kill(w.child.pid, SIGKILL);
+    w.timed_out = true;
+  }
+}
+
 }  // namespace
 
 stats::PointResult run_point_here(const Point& p, const PointFn& fn) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = Clock::now();
   stats::PointResult r;
   try {
     r = fn(p);
@@ -62,7 +108,7 @@ stats::PointResult run_point_here(const Point& p, const PointFn& fn) {
   r.assignments.clear();
   for (const auto& [k, v] : p.assignments) r.assignments.emplace_back(k, value_text(v));
   if (r.config_yaml.empty()) r.config_yaml = p.root.to_yaml();
-  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.wall_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return r;
 }
 
@@ -71,61 +117,27 @@ void run_points(const std::vector<const Point*>& points, const PointFn& fn,
   const size_t jobs = static_cast<size_t>(std::max(1, opt.jobs));
   std::vector<Worker> running;
   size_t next = 0;
-  std::fflush(stdout);
-  std::fflush(stderr);
   while (next < points.size() || !running.empty()) {
-    while (running.size() < jobs && next < points.size()) {
-      int fds[2];
-      if (::pipe(fds) != 0) throw SimError(std::string("pipe failed: ") + std::strerror(errno));
-      const Point* p = points[next++];
-      const pid_t pid = ::fork();
-      if (pid < 0) throw SimError(std::string("fork failed: ") + std::strerror(errno));
-      if (pid == 0) {
-        ::close(fds[0]);
-        for (const auto& w : running) ::close(w.fd);
-        const stats::PointResult r = run_point_here(*p, fn);
-        write_all(fds[1], stats::serialize(r));
-        ::close(fds[1]);
-        std::fflush(stdout);
-        ::_exit(0);  // skip static destructors of the simulation kernel
-      }
-      ::close(fds[1]);
-      running.push_back({pid, fds[0], p, {}});
-    }
+    while (running.size() < jobs && next < points.size())
+      running.push_back(start_worker(points[next++], fn, opt.point_timeout_s));
     std::vector<pollfd> pfds;
-    for (const auto& w : running) pfds.push_back({w.fd, POLLIN, 0});
-    if (::poll(pfds.data(), pfds.size(), -1) < 0) {
+    for (const auto& w : running) pfds.push_back({w.child.fd, POLLIN, 0});
+    if (::poll(pfds.data(), pfds.size(), poll_timeout_ms(running)) < 0) {
       if (errno == EINTR) continue;
       throw SimError(std::string("poll failed: ") + std::strerror(errno));
     }
+    stop_late_workers(running);
     for (size_t i = running.size(); i-- > 0;) {
       if (!(pfds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       Worker& w = running[i];
       char buf[1 << 16];
-      const ssize_t n = ::read(w.fd, buf, sizeof buf);
+      const ssize_t n = ::read(w.child.fd, buf, sizeof buf);
       if (n > 0) {
         w.data.append(buf, static_cast<size_t>(n));
         continue;
       }
       if (n < 0 && errno == EINTR) continue;
-      ::close(w.fd);
-      int status = 0;
-      while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
-      }
-      stats::PointResult r;
-      if (WIFSIGNALED(status)) {
-        r = failed(*w.point, fmt::format("worker process crashed: {} (signal {})",
-                                         strsignal(WTERMSIG(status)), WTERMSIG(status)));
-      } else if (w.data.empty()) {
-        r = failed(*w.point, fmt::format("worker process exited with status {} and no result",
-                                         WEXITSTATUS(status)));
-      } else {
-        try {
-          r = stats::deserialize(w.data);
-        } catch (const std::exception& e) {
-          r = failed(*w.point, std::string("unreadable worker result: ") + e.what());
-        }
-      }
+      stats::PointResult r = finish_worker(w, opt.point_timeout_s);
       running.erase(running.begin() + static_cast<long>(i));
       on_done(std::move(r));
     }

@@ -1,7 +1,8 @@
 #pragma once
 // Runs design points in worker processes. SystemC allows one elaboration per process, so every
-// point gets a fresh forked worker; up to `jobs` run at once. A worker that throws or crashes
-// yields a failed PointResult; the other points go on.
+// point gets a fresh forked worker; up to `jobs` run at once. A worker that throws, crashes or
+// runs past the point timeout yields a failed PointResult; the other points go on. Workers
+// die with the parent (sim/core/subprocess.h).
 
 #include <functional>
 #include <vector>
@@ -13,6 +14,7 @@ namespace systole::sweep {
 
 struct RunnerOptions {
   int jobs = 1;
+  double point_timeout_s = 0;  ///< > 0: a worker running longer is killed, its point failed
 };
 
 /// Runs in the worker: simulates one point.

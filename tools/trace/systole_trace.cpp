@@ -15,6 +15,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "sim/core/output_path.h"
 #include "sim/stats/results_file.h"
 #include "tools/trace/chrome_trace.h"
 
@@ -87,7 +88,8 @@ int run(int argc, char** argv) {
   const Args a = parse(argc, argv);
   if (same_file(a.in, a.out) || same_file(a.in, a.out + ".partial"))
     throw trace::TraceError(fmt::format("the output {} would overwrite the input", a.out));
-  const auto all = stats::read_points(a.in);
+  check_output_path(a.out, {a.in});
+  const auto all = stats::read_points_isolated(a.in);
   const auto points = trace::traced_points(all, a.point, a.in);
   const auto n = write(a, points);
   std::cout << fmt::format(

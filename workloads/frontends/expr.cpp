@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <limits>
 #include <vector>
 
 #include "sim/core/text.h"
@@ -10,6 +11,10 @@
 namespace systole::workloads {
 
 namespace {
+
+// Nesting deeper than this (parentheses or unary minus signs) is an error, not a stack
+// overflow; real workload expressions nest a few levels.
+constexpr int kMaxNesting = 100;
 
 class Parser {
  public:
@@ -25,6 +30,18 @@ class Parser {
 
  private:
   [[noreturn]] void fail(const std::string& why) const { throw ConfigError(origin_, path_, why); }
+  // Counts the nesting of unary() calls (each '(' and each unary '-' recurses once).
+  struct DepthGuard {
+    explicit DepthGuard(Parser& p) : p_(p) {
+      if (++p_.depth_ > kMaxNesting)
+        p_.fail(fmt::format("'{}' nests more than {} levels of parentheses or signs",
+                            p_.t_.size() > 40 ? p_.t_.substr(0, 40) + "..." : p_.t_, kMaxNesting));
+    }
+    ~DepthGuard() { --p_.depth_; }
+    DepthGuard(const DepthGuard&) = delete;
+    DepthGuard& operator=(const DepthGuard&) = delete;
+    Parser& p_;
+  };
   void skip() {
     while (pos_ < t_.size() && std::isspace(static_cast<unsigned char>(t_[pos_]))) ++pos_;
   }
@@ -69,9 +86,9 @@ class Parser {
       if (eat('*')) {
         v = checked(mul, v, unary());
       } else if (eat('/')) {
-        v /= divisor();
+        v = quotient(v, divisor(), '/');
       } else if (eat('%')) {
-        v %= divisor();
+        v = quotient(v, divisor(), '%');
       } else {
         return v;
       }
@@ -82,8 +99,18 @@ class Parser {
     if (d == 0) fail(fmt::format("division by zero in '{}'", t_));
     return d;
   }
+  // a / b or a % b; INT64_MIN / -1 is the one quotient that does not fit in 64 bits (and
+  // INT64_MIN % -1 traps on x86 although its value, 0, fits).
+  std::int64_t quotient(std::int64_t a, std::int64_t b, char op) const {
+    if (a == std::numeric_limits<std::int64_t>::min() && b == -1) {
+      if (op == '%') return 0;
+      fail(fmt::format("'{}' overflows a 64-bit integer", t_));
+    }
+    return op == '/' ? a / b : a % b;
+  }
   std::int64_t unary() {
-    if (eat('-')) return -unary();
+    const DepthGuard guard(*this);
+    if (eat('-')) return checked(sub, 0, unary());
     if (eat('(')) {
       const std::int64_t v = sum();
       if (!eat(')')) fail(fmt::format("missing ')' in '{}'", t_));
@@ -125,6 +152,7 @@ class Parser {
   const Origin& origin_;
   const std::string& path_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

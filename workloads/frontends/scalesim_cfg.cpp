@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "sim/core/input_file.h"
 #include "sim/core/text.h"
 #include "workloads/frontends/scalesim_text.h"
 
@@ -136,6 +137,12 @@ class Ini {
   std::map<std::string, int> section_line_;
 };
 
+// Limits of this reader, far above any real array (SCALE-Sim's largest sample is 256 x 256):
+// sizes up to 2^24 keep products such as rows x cols and KiB x 1024 in 64 bits; address
+// offsets (SCALE-Sim's samples use 10^7 and 2 x 10^7) up to 2^48.
+constexpr std::int64_t kMaxSize = std::int64_t{1} << 24;
+constexpr std::int64_t kMaxOffset = std::int64_t{1} << 48;
+
 std::int64_t int_value(const ScalesimCfgEntry& e, const std::string& path, bool positive) {
   std::int64_t v = 0;
   const Origin at{path, e.line, 0};
@@ -143,6 +150,11 @@ std::int64_t int_value(const ScalesimCfgEntry& e, const std::string& path, bool 
     throw ConfigError(at, e.key,
                       fmt::format("expected a {} integer, got '{}'",
                                   positive ? "positive" : "non-negative", e.value));
+  const std::int64_t max = positive ? kMaxSize : kMaxOffset;
+  if (v > max)
+    throw ConfigError(at, e.key,
+                      fmt::format("{} is larger than {} (2^{}), the most this reader accepts",
+                                  e.value, max, positive ? 24 : 48));
   return v;
 }
 
@@ -249,11 +261,10 @@ ScalesimConfig parse_scalesim_cfg(const std::string& text, const std::string& pa
 }
 
 ScalesimConfig load_scalesim_cfg(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError({path}, "", "cannot open SCALE-Sim config file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_scalesim_cfg(ss.str(), path);
+  if (non_regular_kind(path) == "missing")
+    throw ConfigError({path}, "", "cannot open SCALE-Sim config file");
+  const std::string text = read_regular_file(path);
+  return parse_scalesim_cfg(text, path);
 }
 
 std::string ScalesimConfig::to_yaml() const {

@@ -4,10 +4,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "sim/core/error.h"
+#include "sim/core/input_file.h"
 #include "workloads/frontends/scalesim_text.h"
 
 namespace systole::workloads {
@@ -19,6 +20,23 @@ const char* const kConvFields[] = {"Layer name",    "IFMAP Height", "IFMAP Width
                                    "Filter Height", "Filter Width", "Channels",
                                    "Num Filter",    "Strides",      "Stride Width"};
 const char* const kGemmFields[] = {"Layer", "M", "N", "K"};
+
+// Limits of this reader, far above any published topology (GPT-3's largest GEMM is
+// 2^11 x 2^14 x 2^15): they keep every product the model forms in 64 bits, its per-element
+// tables (24 B per output pixel and per K element, 4 B per IFMAP word: scalesim_geometry.h,
+// scalesim_walk.cpp) under about 1 GiB, and a layer's run time finite.
+constexpr std::int64_t kMaxField = std::int64_t{1} << 24;
+constexpr std::int64_t kMaxOperand = std::int64_t{1} << 26;  // IFMAP words, output pixels, K
+constexpr std::int64_t kMaxMacs = std::int64_t{1} << 48;
+constexpr std::int64_t kMaxLayers = std::int64_t{1} << 20;  // after the depthwise split
+
+/// a x b x c, or INT64_MAX when that overflows (every factor is positive).
+std::int64_t product(std::int64_t a, std::int64_t b, std::int64_t c = 1) {
+  std::int64_t ab = 0, abc = 0;
+  if (__builtin_mul_overflow(a, b, &ab) || __builtin_mul_overflow(ab, c, &abc))
+    return std::numeric_limits<std::int64_t>::max();
+  return abc;
+}
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
@@ -49,7 +67,34 @@ class RowReader {
     std::int64_t v = 0;
     if (!parse_int64(text, v) || v <= 0)
       throw ConfigError(at(), field, fmt::format("expected a positive integer, got '{}'", text));
+    if (v > kMaxField)
+      throw ConfigError(at(), field,
+                        fmt::format("{} is larger than {} (2^24), the most this reader accepts",
+                                    text, kMaxField));
     return v;
+  }
+
+  /// The layer's operand sizes and MACs within this reader's limits (kMaxOperand, kMaxMacs).
+  void check_size(const ConvLayer& l) const {
+    const std::int64_t words = product(l.ifmap_h, l.ifmap_w, l.channels);
+    const std::int64_t m = product(l.ofmap_h(), l.ofmap_w());
+    const std::int64_t k = product(l.filter_h, l.filter_w, l.channels);
+    const std::pair<const char*, std::int64_t> sizes[] = {
+        {"IFMAP words (height x width x channels)", words},
+        {"output pixels (GEMM M)", m},
+        {"filter elements per output (GEMM K)", k}};
+    for (const auto& [what, v] : sizes)
+      if (v > kMaxOperand)
+        throw ConfigError(at(), "",
+                          fmt::format("layer '{}': {} {} exceed {} (2^26), the most this reader "
+                                      "accepts",
+                                      l.name, v, what, kMaxOperand));
+    const std::int64_t macs = product(m, k, l.num_filters);
+    if (macs > kMaxMacs)
+      throw ConfigError(at(), "",
+                        fmt::format("layer '{}': {} MACs exceed {} (2^48), the most this reader "
+                                    "accepts",
+                                    l.name, macs, kMaxMacs));
   }
 
   // SCALE-Sim drops the text after the last comma; say so when that loses a value.
@@ -95,9 +140,15 @@ void read_conv_row(const std::vector<std::string>& f, const std::string& dropped
   if (l.filter_w > l.ifmap_w)
     throw ConfigError(rr.at(), kConvFields[4],
                       fmt::format("{} is larger than IFMAP Width {}", l.filter_w, l.ifmap_w));
+  rr.check_size(l);
   if (l.name.find("DP") != std::string::npos) {
     // SCALE-Sim's depthwise rule: one single-channel layer per channel.
     const std::int64_t channels = l.channels;
+    if (static_cast<std::int64_t>(topo.layers.size()) + channels > kMaxLayers)
+      throw ConfigError(rr.at(), kConvFields[5],
+                        fmt::format("the depthwise split of '{}' into {} layers takes the "
+                                    "topology past {} (2^20) layers",
+                                    l.name, channels, kMaxLayers));
     for (std::int64_t ch = 0; ch < channels; ++ch) {
       ConvLayer d = l;
       d.name = l.name + "Channel_" + std::to_string(ch);
@@ -118,7 +169,9 @@ void read_gemm_row(const std::vector<std::string>& f, const std::string& dropped
   if (f.size() > 4)
     topo.warnings.push_back(
         fmt::format("{}:{}: ignoring {} column(s) after K", rr.at().file, line, f.size() - 4));
-  topo.layers.push_back({ConvLayer::gemm(f[0], m, n, k), line});
+  const ConvLayer l = ConvLayer::gemm(f[0], m, n, k);
+  rr.check_size(l);
+  topo.layers.push_back({l, line});
 }
 
 }  // namespace
@@ -166,11 +219,10 @@ ScalesimTopology parse_scalesim_topology(const std::string& text, const std::str
 }
 
 ScalesimTopology load_scalesim_topology(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError({path}, "", "cannot open topology file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_scalesim_topology(ss.str(), path);
+  if (non_regular_kind(path) == "missing")
+    throw ConfigError({path}, "", "cannot open topology file");
+  const std::string text = read_regular_file(path);
+  return parse_scalesim_topology(text, path);
 }
 
 }  // namespace systole::workloads

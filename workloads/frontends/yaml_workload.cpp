@@ -315,6 +315,15 @@ void check_keys(const Node& n, const std::string& path, const std::vector<std::s
           "unknown workload key" + did_you_mean(e.key, allowed) + "; allowed: " + join(allowed));
 }
 
+// A file named by `workload: {file: ...}` must look like a workload before anything of it is
+// quoted in an error: a file that is no workload (/etc/shadow) is reported by its position only.
+void check_workload_file(const Node& body) {
+  if (!body.is_map() || !body.find("layers"))
+    throw ConfigError(body.origin(), "",
+                      "not a workload file: expected a mapping with 'layers:' (and optionally "
+                      "name, source, description, params)");
+}
+
 // `inputs:` of the last layer in `layers`: the names of earlier layers whose outputs it reads
 // (or `input`, the workload's input), one name or a list (Layer::inputs).
 void read_inputs(const Node& layer, const std::string& path, std::vector<Layer>& layers) {
@@ -454,8 +463,7 @@ Workload load_workload(const Node& node, const std::string& path) {
     if (resolved.size() > 4 && resolved.compare(resolved.size() - 4, 4, ".csv") == 0)
       return from_scalesim_csv(resolved, node, path);
     const Node body = config::load_yaml_file(resolved, file->origin());
-    if (!body.is_map())
-      throw ConfigError(body.origin(), "", "a workload file must hold a mapping with 'layers:'");
+    check_workload_file(body);
     check_keys(body, "", kFileKeys);
     if (const Node* v = body.find("name")) w.name = config::to_string(*v, "name");
     if (const Node* v = body.find("source")) w.source = config::to_string(*v, "source");

@@ -74,8 +74,9 @@ TEST_CASE("HBM bad presets are errors with exact messages", "[unit][hbm][config]
         "pseudo-channels x 16 banks x 1024 B rows), not a power of two as the address mapping "
         "needs: try 32 GiB (4 stacks x 8 GiB) or 64 GiB (4 stacks x 16 GiB)");
   // Any stack count; the capacity is stacks x a stack's, so 5 stacks keep 8 GiB each at 40 GiB.
+  // The error points at the key the user changed (issue 15), not at the section.
   CHECK(error("{stacks: 5}") ==
-        "hbm.yaml:1:1: hbm.capacity: 32 GiB gives 26214.4 rows per bank (40 channels x 2 "
+        "hbm.yaml:1:10: hbm.stacks: capacity 32 GiB gives 26214.4 rows per bank (40 channels x 2 "
         "pseudo-channels x 16 banks x 1024 B rows), not a power of two as the address mapping "
         "needs: try 20 GiB (5 stacks x 4 GiB) or 40 GiB (5 stacks x 8 GiB)");
   CHECK(error("{preset: hbm3, stacks: 5, capacity: 80GB}") ==

@@ -1,0 +1,41 @@
+#pragma once
+// Forked child processes that cannot outlive their parent: each dies with it
+// (PR_SET_PDEATHSIG, checked against the parent that forked it) and closes every inherited file
+// descriptor but stdin, stdout, stderr and its own result pipe, so it never keeps the parent's
+// files (the results file, its lock) open after the parent is killed.
+
+#include <sys/types.h>
+
+#include <functional>
+#include <string>
+
+namespace systole {
+
+/// A running child: its pid and the read end of the pipe its body writes to.
+struct Child {
+  pid_t pid = -1;
+  int fd = -1;
+};
+
+/// Forks a child that runs `body(fd)` (fd: the write end of its pipe) and exits with what it
+/// returns, through _exit (no static destructors). stdout and stderr are flushed first.
+/// Throws SimError when pipe or fork fails.
+Child fork_child(const std::function<int(int fd)>& body);
+
+/// Writes all of `s` to `fd` (retrying on EINTR); false when the reader went away.
+bool write_all(int fd, const std::string& s);
+
+/// How a child ended.
+struct ChildOutcome {
+  std::string data;    ///< everything it wrote to its pipe
+  int exit_code = -1;  ///< its exit status, or -1 when a signal killed it
+  int signal = 0;      ///< the signal that killed it, or 0
+};
+
+/// Reads the child's pipe to its end, closes it, and reaps the child.
+ChildOutcome finish_child(Child c);
+
+/// fork_child + finish_child: runs `body` in a child and waits for it.
+ChildOutcome run_in_child(const std::function<int(int fd)>& body);
+
+}  // namespace systole
