@@ -9,7 +9,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 packages=(g++ cmake ninja-build pkg-config libsystemc-dev libboost-program-options-dev
-          libhdf5-dev hdf5-tools libfmt-dev catch2 libyaml-cpp-dev)
+          libhdf5-dev hdf5-tools libfmt-dev catch2 libyaml-cpp-dev openmpi-bin libopenmpi-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -2,9 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <limits>
 #include <map>
+#include <set>
 
+#include "sim/core/error.h"
+#include "sim/core/hash.h"
 #include "sim/core/text.h"
+#include "sim/sweep/sample.h"
 
 namespace systole::sweep {
 
@@ -31,12 +37,22 @@ std::string Point::label() const {
   return join(parts, ", ");
 }
 
+std::string point_key(const std::vector<std::pair<std::string, Node>>& assignments) {
+  std::vector<std::string> lines;
+  for (const auto& [path, v] : assignments) lines.push_back(path + "=" + value_text(v));
+  std::sort(lines.begin(), lines.end());
+  return short_hash(join(lines, "\n"));
+}
+
 namespace {
 
 // One sweep axis: a set of paths that advance together, with N values each.
 struct Axis {
   std::vector<std::string> paths;
   std::vector<std::vector<Node>> values;  // values[path_index][i]
+  std::string where;                      // "sweep.PATH", "sweep.zip[0]", "sweep.sample"
+  Origin origin;
+  size_t repeated = 0;  // sample: drawn points dropped as repeats
   size_t size() const { return values.empty() ? 0 : values[0].size(); }
 };
 
@@ -55,6 +71,41 @@ const std::vector<Node>& list_of(const Node& n, const std::string& where) {
                       fmt::format("expected a list of values to sweep, got {}", n.kind_name()));
   if (n.items().empty()) throw ConfigError(n.origin(), where, "the sweep list is empty");
   return n.items();
+}
+
+Axis sampled_axis(const Node& spec) {
+  SampledAxes s = sample_axes(spec);
+  Axis a;
+  a.where = "sweep.sample";
+  a.origin = spec.origin();
+  a.paths = std::move(s.paths);
+  a.values = std::move(s.values);
+  a.repeated = s.repeated;
+  return a;
+}
+
+/// Each path is swept by one axis, and no axis lists the same values twice: a design point
+/// runs once and its key (point_key) names it alone.
+void check_distinct(const std::vector<Axis>& axes) {
+  std::map<std::string, std::string> owner;
+  for (const auto& a : axes)
+    for (const auto& p : a.paths)
+      if (!owner.emplace(p, a.where).second)
+        throw ConfigError(
+            a.origin, a.where,
+            fmt::format("{} is swept twice (also by {}); sweep each path once", p, owner[p]));
+  for (const auto& a : axes) {
+    std::set<std::string> seen;
+    for (size_t i = 0; i < a.size(); ++i) {
+      std::vector<std::string> parts;
+      for (size_t k = 0; k < a.paths.size(); ++k)
+        parts.push_back((a.paths.size() > 1 ? a.paths[k] + "=" : "") + value_text(a.values[k][i]));
+      if (!seen.insert(join(parts, ", ")).second)
+        throw ConfigError(
+            a.values[0][i].origin().file.empty() ? a.origin : a.values[0][i].origin(), a.where,
+            fmt::format("{} is listed twice: every design point must differ", join(parts, ", ")));
+    }
+  }
 }
 
 std::vector<Axis> axes_of(const Node& sweep) {
@@ -76,6 +127,8 @@ std::vector<Axis> axes_of(const Node& sweep) {
         if (!group.is_map() || group.entries().empty())
           throw ConfigError(group.origin(), where, "expected a mapping of paths to value lists");
         Axis a;
+        a.where = where;
+        a.origin = group.origin();
         for (const auto& ge : group.entries()) {
           check_path(ge.key, ge.key_origin);
           const auto& vals = list_of(ge.value, where + "." + ge.key);
@@ -90,12 +143,19 @@ std::vector<Axis> axes_of(const Node& sweep) {
       }
       continue;
     }
+    if (e.key == "sample") {
+      axes.push_back(sampled_axis(e.value));
+      continue;
+    }
     check_path(e.key, e.key_origin);
     Axis a;
+    a.where = "sweep." + e.key;
+    a.origin = e.value.origin();
     a.paths.push_back(e.key);
     a.values.push_back(list_of(e.value, "sweep." + e.key));
     axes.push_back(std::move(a));
   }
+  check_distinct(axes);
   return axes;
 }
 
@@ -134,6 +194,7 @@ std::vector<Point> grid(const Node& root, const std::vector<Axis>& axes,
         config::set_path(p.root, axes[a].paths[k], v);
       }
     }
+    p.key = point_key(p.assignments);
     points.push_back(std::move(p));
     // Odometer: the last axis varies fastest.
     for (size_t a = axes.size(); a-- > 0;) {
@@ -176,6 +237,31 @@ std::vector<std::vector<std::string>> dropped_paths(const config::Experiment& ex
   return out;
 }
 
+/// The number of points of a grid over `axes`, saturating at SIZE_MAX.
+size_t grid_size(const std::vector<Axis>& axes) {
+  size_t total = 1;
+  for (const auto& a : axes) {
+    if (a.size() != 0 && total > std::numeric_limits<size_t>::max() / a.size())
+      return std::numeric_limits<size_t>::max();
+    total *= a.size();
+  }
+  return total;
+}
+
+/// Two points whose keys collide (a 48-bit hash: about one chance in 10^5 at 10^5 points) cannot
+/// share /points/<key>; say so rather than mix them up.
+void check_keys(const std::vector<Point>& points) {
+  std::map<std::string, const Point*> seen;
+  for (const auto& p : points) {
+    const auto [it, fresh] = seen.emplace(p.key, &p);
+    if (!fresh)
+      throw SimError(fmt::format(
+          "design points {} ({}) and {} ({}) hash to the same id {}; change the order of a "
+          "sweep list or add a value to tell them apart",
+          it->second->id, it->second->label(), p.id, p.label(), p.key));
+  }
+}
+
 void check_total(const std::vector<Axis>& axes, size_t before, const Node& sweep) {
   size_t total = 1;
   for (const auto& a : axes) {
@@ -191,7 +277,9 @@ std::vector<Point> expand(const config::Experiment& ex, const Applies& applies) 
   const auto axes = axes_of(ex.sweep);
   if (ex.systems.empty()) {
     check_total(axes, 0, ex.sweep);
-    return grid(ex.root, axes, {}, 0);
+    auto points = grid(ex.root, axes, {}, 0);
+    check_keys(points);
+    return points;
   }
   // A swept system path that no system has is a mistake, not a note.
   std::map<std::string, size_t> missing;
@@ -212,12 +300,33 @@ std::vector<Point> expand(const config::Experiment& ex, const Applies& applies) 
     for (auto& p : grid(root, mine, {{"system", Node::scalar(s.name)}}, points.size()))
       points.push_back(std::move(p));
   }
+  check_keys(points);
   return points;
+}
+
+size_t count_points(const config::Experiment& ex, const Applies& applies) {
+  const auto axes = axes_of(ex.sweep);
+  if (ex.systems.empty()) return grid_size(axes);
+  size_t total = 0;
+  for (const auto& s : ex.systems) {
+    const size_t n =
+        grid_size(applicable(axes, s.system, applies ? applies : path_in_tree, nullptr));
+    if (n > std::numeric_limits<size_t>::max() - total) return std::numeric_limits<size_t>::max();
+    total += n;
+  }
+  return total;
 }
 
 std::vector<std::string> sweep_notes(const config::Experiment& ex, const Applies& applies) {
   std::vector<std::string> notes;
-  const auto dropped = dropped_paths(ex, axes_of(ex.sweep), applies);
+  const auto axes = axes_of(ex.sweep);
+  for (const auto& a : axes)
+    if (a.repeated > 0)
+      notes.push_back(fmt::format(
+          "sweep.sample: {} of the {} drawn points repeated an earlier one and were dropped "
+          "({} remain)",
+          a.repeated, a.repeated + a.size(), a.size()));
+  const auto dropped = dropped_paths(ex, axes, applies);
   for (size_t i = 0; i < ex.systems.size(); ++i)
     for (const auto& d : dropped[i])
       notes.push_back(
