@@ -20,7 +20,8 @@ using ShardRun = std::function<int(const sweep::Shard& shard, bool quiet, std::s
 
 /// simrun --mpi: every rank runs its shard; when none hit bad input, rank 0 merges the shard
 /// files into the results file, removes them and prints the summary. Returns this rank's exit
-/// code (rank 0: the worst of all).
-int run_mpi(const ShardRun& run, bool quiet, const std::string& command_line);
+/// code (rank 0: the worst of all). With `check_only` (--validate, --plan) rank 0 checks the
+/// whole sweep and the other ranks do nothing.
+int run_mpi(const ShardRun& run, bool quiet, bool check_only, const std::string& command_line);
 
 }  // namespace systole::app

@@ -417,7 +417,7 @@ int run_sharded(Options o, const std::string& command_line) {
         mine.point_summary = false;
         return run_experiment(mine, command_line, shard, whole);
       },
-      o.quiet, command_line);
+      o.quiet, o.validate || o.plan, command_line);
 }
 
 }  // namespace

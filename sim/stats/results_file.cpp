@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -445,36 +446,40 @@ void ResultsWriter::discard() {
 
 // ---- readers ---------------------------------------------------------------------------------
 
-std::vector<PointResult> read_points(const std::string& path) {
+namespace {
+
+/// Every /points/<name> of a results file, read by `read_one(points, config, name)`, in grid
+/// order: by index, then key (`order` gives both).
+template <class T, class ReadOne, class Order>
+std::vector<T> read_each_point(const std::string& path, ReadOne read_one, Order order) {
   Hid file = open_results(path);
   return reading(path, [&] {
-    std::vector<PointResult> out;
+    std::vector<T> out;
     if (!has(file, "points")) return out;
     Hid points = open_group(file, "points");
     Hid config = has(file, "config") ? open_group(file, "config") : Hid();
-    for (const auto& name : list_links(points)) out.push_back(read_point(points, config, name));
-    std::sort(out.begin(), out.end(), [](const PointResult& a, const PointResult& b) {
-      return a.id != b.id ? a.id < b.id : a.key < b.key;
-    });
+    for (const auto& name : list_links(points)) out.push_back(read_one(points, config, name));
+    std::sort(out.begin(), out.end(), [&](const T& a, const T& b) { return order(a) < order(b); });
     return out;
   });
 }
 
-std::vector<PointInfo> read_point_index(const std::string& path) {
-  Hid file = open_results(path);
-  return reading(path, [&] {
-    std::vector<PointInfo> out;
-    if (!has(file, "points")) return out;
-    Hid points = open_group(file, "points");
-    for (const auto& name : list_links(points)) {
-      Hid g = open_group(points, name);
-      out.push_back(read_info(g, name));
-    }
-    std::sort(out.begin(), out.end(), [](const PointInfo& a, const PointInfo& b) {
-      return a.index != b.index ? a.index < b.index : a.key < b.key;
-    });
-    return out;
+}  // namespace
+
+std::vector<PointResult> read_points(const std::string& path) {
+  return read_each_point<PointResult>(path, read_point, [](const PointResult& r) {
+    return std::make_pair(r.id, std::cref(r.key));
   });
+}
+
+std::vector<PointInfo> read_point_index(const std::string& path) {
+  return read_each_point<PointInfo>(
+      path,
+      [](hid_t points, hid_t, const std::string& name) {
+        Hid g = open_group(points, name);
+        return read_info(g, name);
+      },
+      [](const PointInfo& p) { return std::make_pair(p.index, std::cref(p.key)); });
 }
 
 RunMeta read_meta(const std::string& path) {

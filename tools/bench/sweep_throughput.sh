@@ -5,6 +5,12 @@
 # points per minute on 2 cores. Prints wall time, user+system CPU seconds and points per
 # minute of wall time.
 #
+# Measured 2026-11-26 on the 2-core VM under load (average 17 from other builds), 400 points
+# (m 5 x n 8 x k 10 values): 156 s wall, 23.2 s CPU, i.e. 58 ms CPU per point: at most ~2,100
+# points/minute on 2 idle cores for this shape mix, below the 10,000 target; main's simrun on
+# the same file, same minute: 22.6 s CPU (stable ids, fingerprints and shards cost nothing
+# measurable).
+#
 #   tools/bench/sweep_throughput.sh [build dir] [points: 10000 | 2000 | 400]
 #   SHARDS=100 tools/bench/sweep_throughput.sh ...   # as 100 --shard processes, one after the
 #                                                    # other, into $OUT/results.shard-*-of-100.h5

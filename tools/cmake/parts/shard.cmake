@@ -35,3 +35,8 @@ if(SYSTOLE_BUILD_TESTS)
     target_compile_definitions(shard_e2e_tests PRIVATE SYSTOLE_MPIEXEC="${MPIEXEC_EXECUTABLE}")
   endif()
 endif()
+
+# bench_merge_make: the shard files tools/bench/merge_bench.sh merges (not a test).
+add_executable(bench_merge_make ${_sh}/tools/bench/merge_bench_make.cpp)
+target_link_libraries(bench_merge_make PRIVATE sim_stats_hdf5)
+set_target_properties(bench_merge_make PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
