@@ -48,7 +48,7 @@ void age_points(const std::string& file) {
 
 }  // namespace
 
-TEST_CASE("--resume reruns a point whose -p override was dropped", "[e2e][resume]") {
+TEST_CASE("simrun --resume reruns a point whose -p override was dropped", "[e2e][resume]") {
   TempDir dir;
   dir.write("exp.yaml",
             "base: " + kBase + "\nworkload:\n  layers:\n    - {m: 256, n: 256, k: 256}\n");
@@ -68,7 +68,7 @@ TEST_CASE("--resume reruns a point whose -p override was dropped", "[e2e][resume
   CHECK(r.out.find("(0 to run") != std::string::npos);
 }
 
-TEST_CASE("--resume reruns a point whose workload file changed", "[e2e][resume]") {
+TEST_CASE("simrun --resume reruns a point whose workload file changed", "[e2e][resume]") {
   TempDir dir;
   dir.write("w.yaml", "name: w\nlayers:\n  - {name: g, m: 256, n: 256, k: 256}\n");
   dir.write("exp.yaml", "base: " + kBase +
@@ -86,7 +86,7 @@ TEST_CASE("--resume reruns a point whose workload file changed", "[e2e][resume]"
     CHECK(p.layers.get_string(0, "shape") == "512x256x256");
 }
 
-TEST_CASE("--resume reruns points of another code version unless --resume-any-version",
+TEST_CASE("simrun --resume reruns points of another code version unless --resume-any-version",
           "[e2e][resume]") {
   TempDir dir;
   dir.write("exp.yaml", "base: " + kBase +
@@ -106,7 +106,7 @@ TEST_CASE("--resume reruns points of another code version unless --resume-any-ve
     CHECK(p.code_version != "0.0.1+0123456789ab");
 }
 
-TEST_CASE("--resume reruns failed points and keeps points by id when the grid grows",
+TEST_CASE("simrun --resume reruns failed points and keeps points by id when the grid grows",
           "[e2e][resume]") {
   TempDir dir;
   const std::string head =

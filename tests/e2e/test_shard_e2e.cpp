@@ -203,7 +203,7 @@ TEST_CASE("a sweep run as 3 MPI ranks equals the single-process run", "[e2e][sha
     CHECK_FALSE(std::filesystem::exists(dir.file("mpi.shard-" + std::to_string(i) + "-of-3.h5")));
 }
 #else
-TEST_CASE("--mpi without MPI built in is a clear error", "[e2e][shard][mpi]") {
+TEST_CASE("simrun --mpi without MPI built in is a clear error", "[e2e][shard][mpi]") {
   TempDir dir;
   dir.write("sweep.yaml", kSweep);
   const auto r = test::simrun("sweep.yaml --mpi", dir);
@@ -212,7 +212,7 @@ TEST_CASE("--mpi without MPI built in is a clear error", "[e2e][shard][mpi]") {
 }
 #endif
 
-TEST_CASE("--shard and --mpi are checked", "[e2e][shard]") {
+TEST_CASE("simrun --shard and --mpi are checked", "[e2e][shard]") {
   TempDir dir;
   dir.write("sweep.yaml", kSweep);
   auto r = test::simrun("sweep.yaml --shard 3/3", dir);
