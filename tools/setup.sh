@@ -9,7 +9,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 packages=(g++ cmake ninja-build pkg-config libsystemc-dev libboost-program-options-dev
-          libhdf5-dev hdf5-tools libfmt-dev catch2 libyaml-cpp-dev
+          libhdf5-dev hdf5-tools libfmt-dev catch2 libyaml-cpp-dev openmpi-bin libopenmpi-dev
           python3-h5py python3-pandas python3-matplotlib)  # the last three: tools/systole
 
 missing=()

@@ -1,5 +1,6 @@
 #include "sim/app/point.h"
 
+#include "sim/core/hash.h"
 #include "sim/core/text.h"
 #include "workloads/frontends/yaml_workload.h"
 
@@ -25,6 +26,10 @@ PreparedPoint prepare_point(const Registry& reg, const sweep::Point& p) {
   config::merge_into(full, *sys);
   out.resolved.set("system", full);
   return out;
+}
+
+std::string config_hash(const PreparedPoint& pp) {
+  return short_hash(pp.resolved.to_yaml() + "\n---\n" + workloads::canonical_text(pp.workload));
 }
 
 stats::PointResult simulate_point(const Registry& reg, const sweep::Point& p, bool trace) {

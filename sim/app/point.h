@@ -20,6 +20,11 @@ struct PreparedPoint {
 /// Validates the point's system and workload sections (ConfigError on bad input).
 PreparedPoint prepare_point(const Registry& reg, const sweep::Point& p);
 
+/// The fingerprint of what a prepared point simulates: its resolved system (every schema default
+/// filled in) and workload tree, and every field of its loaded layers (so an edit inside a
+/// workload file changes it too). 12 hex digits of FNV-1a.
+std::string config_hash(const PreparedPoint& pp);
+
 /// Simulates the point (call in a worker process).
 stats::PointResult simulate_point(const Registry& reg, const sweep::Point& p, bool trace);
 

@@ -7,7 +7,11 @@
 
 namespace systole::app {
 
-/// RunMeta with version, git revision, `command_line` and the current UTC time filled in.
+/// RunMeta with version, git revision, code version, `command_line` and the current UTC time
+/// filled in.
 stats::RunMeta run_meta(const std::string& command_line);
+
+/// This build's code version, "0.1.0+<git revision>": the version points are computed by.
+std::string code_version();
 
 }  // namespace systole::app

@@ -11,10 +11,12 @@
 #include <iostream>
 
 #include "models/scalesim/scalesim_timing.h"
+#include "sim/core/hash.h"
 #include "sim/core/output_path.h"
 #include "sim/core/text.h"
 #include "sim/stats/results_file.h"
 #include "sim/stats/summary.h"
+#include "sim/sweep/expand.h"
 #include "systole/version.h"
 
 namespace systole::app {
@@ -144,6 +146,7 @@ stats::PointResult scalesim_point(const workloads::ScalesimConfig& cfg,
   const auto t0 = std::chrono::steady_clock::now();
   stats::PointResult p;
   p.id = 0;
+  p.key = sweep::point_key({});
   p.label = "scalesim";
   p.layers = stats::Table("layers", "one row per layer: SCALE-Sim v2's per-layer numbers");
   std::int64_t cycles = 0, stalls = 0, macs = 0, dram = 0;
@@ -236,6 +239,10 @@ int run_scalesim(const ScalesimRunOptions& o, const std::string& command_line) {
   meta.experiment_file = o.cfg;
   meta.experiment_name = cfg.run_name;
   meta.experiment_yaml = p.config_yaml;
+  meta.experiment_id = short_hash(p.config_yaml);
+  meta.points_total = 1;
+  p.config_hash = meta.experiment_id;
+  p.code_version = meta.code_version;
   stats::ResultsWriter writer(out, meta);
   writer.write_point(p);
   try {

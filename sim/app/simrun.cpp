@@ -5,6 +5,7 @@
 
 #include <boost/program_options.hpp>
 #include <chrono>
+#include <cstdint>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -13,11 +14,15 @@
 
 #include "models/register_all.h"
 #include "sim/app/compare_run.h"
+#include "sim/app/merge_run.h"
 #include "sim/app/point.h"
+#include "sim/app/resume.h"
 #include "sim/app/run_guard.h"
 #include "sim/app/run_meta.h"
 #include "sim/app/scalesim_run.h"
+#include "sim/app/shard_run.h"
 #include "sim/config/experiment.h"
+#include "sim/core/hash.h"
 #include "sim/core/text.h"
 #include "sim/stats/compare.h"
 #include "sim/stats/results_file.h"
@@ -41,14 +46,20 @@ struct Options {
   double point_timeout = 0;  // seconds; 0: no limit
   bool resume = false, validate = false, plan = false, list = false, quiet = false, version = false;
   std::string describe;
+  std::string shard;  // --shard I/N
+  bool mpi = false, resume_any_version = false;
+  bool point_summary = true;  // the per-point table (under --mpi rank 0 prints it after merging)
+  long max_points = 100000;
   ScalesimRunOptions scalesim;  // --scalesim-cfg mode
 };
 
 constexpr const char* kUsage =
     "usage: simrun EXPERIMENT.yaml [-o results.h5] [-p key.path=value ...] [--jobs N]\n"
     "              [--resume] [--validate] [--plan] [--quiet] [--point-timeout S]\n"
+    "              [--shard I/N | --mpi] [--max-points N]\n"
     "       simrun --scalesim-cfg X.cfg --topology Y.csv [-o out.h5] [--dataflow os|ws|is]\n"
     "       simrun compare A.h5 B.h5\n"
+    "       simrun merge OUT.h5 IN.h5... [--force]\n"
     "       simrun --list | --describe KIND | --version | --help\n";
 
 po::options_description visible_options() {
@@ -68,6 +79,13 @@ po::options_description visible_options() {
       "memory level, bounds) without simulating")("list", "list the registered component kinds")(
       "describe", po::value<std::string>(), "print the parameters of a kind")("quiet,q",
                                                                               "print errors only");
+  d.add_options()("shard", po::value<std::string>(),
+                  "run shard I of N of the sweep (I from 0: --shard 0/4 ... 3/4) into "
+                  "results.shard-I-of-N.h5; a Slurm array task finds its shard by itself")(
+      "mpi", "under mpirun -n N: rank r runs shard r/N, rank 0 merges the shard files")(
+      "resume-any-version", "with --resume: also keep points computed by another code version")(
+      "max-points", po::value<long>(),
+      "refuse a sweep of more design points (default 100000, at most 1000000)");
   d.add_options()("scalesim-cfg", po::value<std::string>(),
                   "SCALE-Sim mode: run a SCALE-Sim v2 .cfg with --topology, SCALE-Sim's numbers")(
       "topology", po::value<std::string>(), "SCALE-Sim topology CSV (conv or Layer,M,N,K)")(
@@ -110,7 +128,16 @@ Options parse_cli(int argc, char** argv, bool& help) {
     if (o.jobs < 1) throw ConfigError({"<command line>"}, "--jobs", "expected a positive number");
   }
   if (vm.count("describe")) o.describe = vm["describe"].as<std::string>();
-  o.resume = vm.count("resume") > 0;
+  if (vm.count("shard")) o.shard = vm["shard"].as<std::string>();
+  o.mpi = vm.count("mpi") > 0;
+  o.resume_any_version = vm.count("resume-any-version") > 0;
+  if (vm.count("max-points")) {
+    o.max_points = vm["max-points"].as<long>();
+    if (o.max_points < 1 || o.max_points > 1000000)
+      throw ConfigError({"<command line>"}, "--max-points",
+                        "expected a number of design points in [1, 1000000]");
+  }
+  o.resume = vm.count("resume") > 0 || o.resume_any_version;
   o.validate = vm.count("validate") > 0;
   o.plan = vm.count("plan") > 0;
   o.list = vm.count("list") > 0;
@@ -165,13 +192,27 @@ struct Validated {
   std::vector<std::string> inputs;  // workload files the points read
 };
 
-/// Prepares and checks every design point; keeps them in `points` when `keep_points` (a run
-/// needs them; --validate builds one at a time, so a 10^6-point sweep fits in little memory).
-Validated validate_points(const Registry& reg, const config::Experiment& ex, bool keep_points) {
+/// Refuses a sweep of more than `limit` points before building any of them.
+void check_point_count(const config::Experiment& ex, size_t total, long limit) {
+  if (total <= static_cast<size_t>(limit)) return;
+  throw ConfigError(
+      ex.sweep.origin(), "sweep",
+      fmt::format("the sweep has {} design points, above the limit of {} (--max-points N raises "
+                  "it up to 1,000,000; sweep.sample draws a few points from a large space)",
+                  total == SIZE_MAX ? std::string("too many") : with_commas(total),
+                  with_commas(static_cast<unsigned long long>(limit))));
+}
+
+/// Prepares and checks every design point of `shard` (ConfigError on bad input), its config
+/// fingerprint filled in; keeps them in `points` when `keep_points` (a run needs them;
+/// --validate builds one at a time, so a 10^6-point sweep fits in little memory).
+Validated validate_points(const Registry& reg, const config::Experiment& ex,
+                          const sweep::Shard& shard, bool keep_points) {
   Validated v;
   const sweep::Plan plan = sweep::plan(ex, schema_applies(reg));
-  v.count = plan.size();
+  for (size_t i = 0; i < plan.size(); ++i) v.count += shard.owns(i);
   for (size_t i = 0; i < plan.size(); ++i) {
+    if (!shard.owns(i)) continue;
     sweep::Point p = plan.point(i);
     PreparedPoint pp;
     try {
@@ -181,6 +222,7 @@ Validated validate_points(const Registry& reg, const config::Experiment& ex, boo
       throw ConfigError(e.origin(), e.path(),
                         e.message() + fmt::format(" [in sweep point {}: {}]", p.id, p.label()));
     }
+    p.config_hash = config_hash(pp);
     v.layers = std::max(v.layers, pp.workload.layers.size());
     if (!pp.workload.file.empty() &&
         std::find(v.inputs.begin(), v.inputs.end(), pp.workload.file) == v.inputs.end())
@@ -220,30 +262,72 @@ int print_plans(const Registry& reg, const config::Experiment& ex, const std::st
   return 0;
 }
 
-int run_experiment(const Options& o, const std::string& command_line) {
+/// The resolved experiment as stored in /meta/experiment (bases merged, -p applied, sweep in).
+config::Node experiment_tree(const config::Experiment& ex) {
+  config::Node full = ex.root;
+  if (!ex.sweep.is_null()) full.set("sweep", ex.sweep);
+  return full;
+}
+
+/// The experiment's identity in results files: its resolved tree without `output:` (where and
+/// what is written does not change what is simulated). simrun merge joins only equal ones.
+std::string experiment_id(const config::Experiment& ex) {
+  config::Node full = experiment_tree(ex);
+  full.erase("output");
+  return short_hash(full.to_yaml());
+}
+
+/// Where a run writes (`out`), the whole sweep's results file (`whole`: `out` unless this is a
+/// shard), and the files --resume reads, oldest first.
+struct Outputs {
+  std::string out, whole;
+  std::vector<std::string> resume_from;
+};
+
+Outputs outputs(const Options& o, const config::Experiment& ex, const sweep::Shard& shard) {
+  Outputs f;
+  f.whole = !o.output.empty() ? o.output : ex.output.file;
+  f.out = (o.mpi || o.output.empty()) ? sweep::shard_file(f.whole, shard) : o.output;
+  if (f.whole != f.out) f.resume_from = {f.whole, f.whole + ".partial"};
+  f.resume_from.push_back(f.out);
+  f.resume_from.push_back(f.out + ".partial");
+  return f;
+}
+
+int print_validated(const Options& o, const Validated& v, const sweep::Shard& shard, size_t total) {
+  std::cout << fmt::format(
+      "{}: OK — {} design point{}{}, {} layer{}{}\n", o.experiment, v.count,
+      v.count == 1 ? "" : "s",
+      shard.split() ? fmt::format(" (shard {} of {} in all)", shard.text(), total) : "", v.layers,
+      v.layers == 1 ? "" : "s",
+      v.unrunnable.empty() ? ""
+                           : fmt::format(", {} point(s) will fail to map", v.unrunnable.size()));
+  for (const auto& [id, why] : v.unrunnable) std::cout << fmt::format("  point {}: {}\n", id, why);
+  return 0;
+}
+
+/// Runs the experiment's design points (those of `shard`) and writes their results file, whose
+/// whole-sweep name goes to `results`.
+int run_experiment(const Options& o, const std::string& command_line, const sweep::Shard& shard,
+                   std::string& results) {
   Registry reg;
   models::register_all(reg);
   config::Experiment ex = config::load_experiment(o.experiment, o.overrides);
+  const size_t total = sweep::count_points(ex, schema_applies(reg));
+  check_point_count(ex, total, o.max_points);
   if (o.plan) return print_plans(reg, ex, o.experiment);
-  Validated v = validate_points(reg, ex, !o.validate);
+  Validated v = validate_points(reg, ex, shard, !o.validate);
   auto swept = sweep::swept_paths(ex.sweep);
   if (!ex.systems.empty()) swept.insert(swept.begin(), "system");
   const auto notes = sweep::sweep_notes(ex, schema_applies(reg));
   if (!o.quiet)
     for (const auto& n : notes) std::cout << "note: " << n << "\n";
-  if (o.validate) {
-    std::cout << fmt::format(
-        "{}: OK — {} design point{}, {} layer{}{}\n", o.experiment, v.count,
-        v.count == 1 ? "" : "s", v.layers, v.layers == 1 ? "" : "s",
-        v.unrunnable.empty() ? ""
-                             : fmt::format(", {} point(s) will fail to map", v.unrunnable.size()));
-    for (const auto& [id, why] : v.unrunnable)
-      std::cout << fmt::format("  point {}: {}\n", id, why);
-    return 0;
-  }
+  if (o.validate) return print_validated(o, v, shard, total);
 
   // The output is checked and locked before anything runs (held until simrun returns).
-  const std::string out = o.output_given ? o.output : ex.output.file;
+  const Outputs files = outputs(o, ex, shard);
+  const std::string& out = files.out;
+  results = files.whole;
   const OutputArg arg = output_arg(o.output_given, ex);
   check_output_path(out, input_files(ex, v.inputs), arg);
   const OutputLock lock(out, arg);
@@ -251,59 +335,56 @@ int run_experiment(const Options& o, const std::string& command_line) {
   const int jobs = choose_jobs(o.jobs, o.force_jobs, jobs_note);
   if (!jobs_note.empty() && !o.quiet) std::cout << "note: " << jobs_note << "\n";
   const bool tty = ::isatty(STDOUT_FILENO) && !o.quiet;
+  const std::string version = code_version();
 
-  // --resume: keep finished points of a previous (complete or interrupted) run.
-  std::map<int, stats::PointResult> kept;
+  // --resume: keep finished points of a previous (complete or interrupted) run whose config
+  // and code version match; carried in memory, as the writer replaces the old partial file.
+  ResumePlan resumed;
   if (o.resume) {
-    for (const std::string& f : {out, out + ".partial"}) {
-      std::error_code ec;
-      if (!std::filesystem::exists(f, ec)) continue;
-      for (auto& r : stats::read_points_isolated(f)) {
-        if (!r.ok() || r.id < 0 || static_cast<size_t>(r.id) >= v.points.size()) continue;
-        if (r.label != v.points[static_cast<size_t>(r.id)].label()) continue;
-        kept[r.id] = std::move(r);
-      }
-    }
+    resumed = plan_resume(v.points, files.resume_from, o.resume_any_version, version);
+    if (!o.quiet) std::cout << resumed.summary(v.points.size()) << "\n";
   }
 
   stats::RunMeta meta = run_meta(command_line);
   meta.experiment_file = o.experiment;
   meta.experiment_name = ex.name;
-  {
-    config::Node full = ex.root;
-    if (!ex.sweep.is_null()) full.set("sweep", ex.sweep);
-    meta.experiment_yaml = full.to_yaml();
-  }
+  meta.experiment_yaml = experiment_tree(ex).to_yaml();
+  meta.experiment_id = experiment_id(ex);
+  meta.shard_index = shard.index;
+  meta.shard_count = shard.count;
+  meta.points_total = total;
   meta.swept_paths = swept;
-  // The writer reads kept points from the old file before replacing it, so carry them in memory.
   stats::ResultsWriter writer(out, meta);
 
-  std::vector<stats::PointResult> results;
+  std::vector<stats::PointResult> results_in;
   std::vector<const sweep::Point*> todo;
   for (const auto& p : v.points) {
-    if (kept.count(p.id)) {
-      writer.write_point(kept[p.id]);
-      results.push_back(std::move(kept[p.id]));
+    if (resumed.kept.count(p.key)) {
+      writer.write_point(resumed.kept[p.key]);
+      results_in.push_back(std::move(resumed.kept[p.key]));
     } else if (v.unrunnable.count(p.id)) {
       stats::PointResult r =
           sweep::run_point_here(p, [&](const sweep::Point&) -> stats::PointResult {
             throw WorkloadError(v.unrunnable[p.id]);
           });
+      r.code_version = version;
       writer.write_point(r);
-      results.push_back(std::move(r));
+      results_in.push_back(std::move(r));
     } else {
       todo.push_back(&p);
     }
   }
   if (!o.quiet)
-    std::cout << fmt::format("simrun {}: {} — {} design point{} ({} to run, {} job{})\n", kVersion,
-                             o.experiment, v.points.size(), v.points.size() == 1 ? "" : "s",
+    std::cout << fmt::format("simrun {}: {} — {} design point{}{} ({} to run, {} job{})\n",
+                             kVersion, o.experiment, v.points.size(),
+                             v.points.size() == 1 ? "" : "s",
+                             shard.split() ? fmt::format(" of shard {}", shard.text()) : "",
                              todo.size(), jobs, jobs == 1 ? "" : "s")
               << std::flush;
 
   const auto t0 = std::chrono::steady_clock::now();
-  size_t done = results.size(), failed = 0;
-  for (const auto& r : results) failed += !r.ok();
+  size_t done = results_in.size(), failed = 0;
+  for (const auto& r : results_in) failed += !r.ok();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
@@ -316,39 +397,59 @@ int run_experiment(const Options& o, const std::string& command_line) {
       [&](stats::PointResult r) {
         ++done;
         failed += !r.ok();
+        r.code_version = version;
         writer.write_point(r);
-        results.push_back(std::move(r));
+        results_in.push_back(std::move(r));
         if (tty)
           std::cout << "\r" << stats::progress_line(done, v.points.size(), failed, elapsed())
                     << std::flush;
       });
   if (tty) std::cout << "\r\033[K" << std::flush;
-  std::sort(results.begin(), results.end(),
+  std::sort(results_in.begin(), results_in.end(),
             [](const auto& a, const auto& b) { return a.id < b.id; });
   stats::Comparison comparison;
   if (!ex.systems.empty()) {
     std::vector<std::string> names;
     for (const auto& s : ex.systems) names.push_back(s.name);
-    comparison = stats::compare_systems(results, names);
+    comparison = stats::compare_systems(results_in, names);
   }
   writer.commit(comparison.empty()
                     ? std::vector<stats::Table>{}
                     : std::vector<stats::Table>{comparison.networks, comparison.layers});
 
-  if (ex.output.summary && !o.quiet) {
-    std::cout << "\n" << stats::points_summary(results, swept);
-    if (results.size() <= 8) {
-      for (const auto& r : results) {
+  if (ex.output.summary && !o.quiet && o.point_summary) {
+    std::cout << "\n" << stats::points_summary(results_in, swept);
+    if (results_in.size() <= 8) {
+      for (const auto& r : results_in) {
         if (!r.ok()) continue;
-        std::cout << fmt::format("\npoint {} ({}):\n", r.id, r.label) << stats::layers_summary(r);
+        std::cout << fmt::format("\npoint {} ({}, id {}):\n", r.id, r.label, r.key)
+                  << stats::layers_summary(r);
       }
     }
   }
   if (!comparison.empty() && !o.quiet) std::cout << stats::comparison_summary(comparison);
   if (!o.quiet)
     std::cout << fmt::format("\nwrote {} ({} point{}, {} failed) in {:.2f} s\n", out,
-                             results.size(), results.size() == 1 ? "" : "s", failed, elapsed());
+                             results_in.size(), results_in.size() == 1 ? "" : "s", failed,
+                             elapsed());
   return failed ? 1 : 0;
+}
+
+/// The experiment run as this process's shard: all of it, --shard I/N, the Slurm array task's
+/// shard, or under --mpi this rank's (rank 0 merging).
+int run_sharded(Options o, const std::string& command_line) {
+  std::string results;
+  if (!o.mpi)
+    return run_experiment(o, command_line, resolve_shard(o.shard, false, o.quiet), results);
+  if (!o.shard.empty()) resolve_shard(o.shard, true, o.quiet);  // the error for both
+  return run_mpi(
+      [&](const sweep::Shard& shard, bool quiet, std::string& whole) {
+        Options mine = o;
+        mine.quiet = quiet;
+        mine.point_summary = false;
+        return run_experiment(mine, command_line, shard, whole);
+      },
+      o.quiet, o.validate || o.plan, command_line);
 }
 
 }  // namespace
@@ -359,6 +460,8 @@ int simrun_main(int argc, char** argv) {
   try {
     if (argc >= 2 && std::string(argv[1]) == "compare")
       return run_compare(std::vector<std::string>(argv + 2, argv + argc));
+    if (argc >= 2 && std::string(argv[1]) == "merge")
+      return run_merge(std::vector<std::string>(argv + 2, argv + argc), command_line);
     bool help = false;
     Options o = parse_cli(argc, argv, help);
     if (help) {
@@ -381,7 +484,7 @@ int simrun_main(int argc, char** argv) {
       std::cerr << "simrun: no experiment file given\n" << kUsage;
       return 2;
     }
-    return run_experiment(o, command_line);
+    return run_sharded(o, command_line);
   } catch (const Error& e) {
     std::cerr << "simrun: error: " << e.what() << "\n";
     return e.exit_code();

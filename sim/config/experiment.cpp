@@ -42,6 +42,30 @@ void drop_from_zip(Node& sweep, const std::string& path) {
     if (g.is_map()) g.erase(path);
 }
 
+/// A -p on a sampled path fixes it: the path leaves `sweep.sample.axes` (and the sample goes
+/// when no axis is left).
+void drop_from_sample(Node& sweep, const std::string& path) {
+  Node* sample = sweep.find("sample");
+  Node* axes = sample && sample->is_map() ? sample->find("axes") : nullptr;
+  if (!axes || !axes->is_map() || !axes->erase(path)) return;
+  if (axes->entries().empty()) sweep.erase("sample");
+}
+
+/// `sweep.sample.axes`, created when missing (for -p sweep.sample.axes.PATH=...).
+Node& sample_axes_of(Node& sweep, const Origin& o) {
+  Node* sample = sweep.find("sample");
+  if (!sample) sample = &sweep.set("sample", Node::map(o), o);
+  if (!sample->is_map())
+    throw ConfigError(o, "sweep.sample",
+                      "expected a mapping, got " + std::string(sample->kind_name()));
+  Node* axes = sample->find("axes");
+  if (!axes) axes = &sample->set("axes", Node::map(o), o);
+  if (!axes->is_map())
+    throw ConfigError(o, "sweep.sample.axes",
+                      "expected a mapping, got " + std::string(axes->kind_name()));
+  return *axes;
+}
+
 /// `systems:` → its entries, each `{system: ...}` after its `base:` was merged in.
 std::vector<SystemEntry> systems_of(const Node& n) {
   if (!n.is_map() || n.entries().empty())
@@ -155,13 +179,23 @@ Experiment load_experiment(const std::string& path, const std::vector<std::strin
     auto [key, value] = parse_override(text);
     if (key.rfind("sweep.", 0) == 0) {
       if (!sweep.is_map()) sweep = Node::map(value.origin());
-      sweep.set(key.substr(6), value, value.origin());
+      const std::string axes = "sweep.sample.axes.";
+      if (key.rfind(axes, 0) == 0) {  // -p sweep.sample.axes.PATH=[lo, hi, log]: PATH is one key
+        sample_axes_of(sweep, value.origin()).set(key.substr(axes.size()), value, value.origin());
+      } else if (key.rfind("sweep.sample.", 0) == 0) {  // -p sweep.sample.seed=7
+        set_path(sweep, key.substr(6), value);
+      } else {
+        sweep.set(key.substr(6), value, value.origin());
+      }
       continue;
     }
     check_override_target(root, key);
     check_inline_param(root, key, value.origin());
     if (is_sweep_axis(sweep, key)) sweep.erase(key);
-    if (sweep.is_map()) drop_from_zip(sweep, key);
+    if (sweep.is_map()) {
+      drop_from_zip(sweep, key);
+      drop_from_sample(sweep, key);
+    }
     set_path(root, key, value);
   }
 

@@ -51,7 +51,7 @@ struct LayerFig {
 /// One system's run of one case.
 struct Run {
   std::string system;
-  int point = 0;
+  std::string point;  // stable id: /points/<id>
   double time = 0, util = 0, flops = 0, hbm = 0, peak = 0, tdp = 0;
   std::string bound;
   std::vector<std::string> order;  // layer names in order
@@ -61,7 +61,7 @@ struct Run {
 Run run_of(const PointResult& r) {
   Run out;
   out.system = assigned(r, "system");
-  out.point = r.id;
+  out.point = r.key;
   out.util = r.metrics.number("mac_utilization");
   out.flops = r.metrics.number("achieved_flops");
   out.hbm = r.metrics.number("hbm_bytes");
@@ -177,7 +177,7 @@ Record network_row(const std::string& c, const Run& r, const Run& ref) {
   Record row;
   row.s("case", "the swept values other than the system", c)
       .s("system", "system name (systems: in the experiment)", r.system)
-      .i("point_id", "", "design point (/points/<id>)", r.point)
+      .s("point_id", "design point id (/points/<id>)", r.point)
       .f("time", "s", "simulated time of the whole workload", r.time)
       .f("speedup", "", "reference system's time / this time (per chip)", ratio(ref.time, r.time))
       .f("mac_utilization", "", "useful MACs / peak MACs over the run", r.util)

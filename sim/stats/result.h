@@ -46,10 +46,13 @@ struct Trace {
 };
 
 struct PointResult {
-  int id = 0;
-  std::string status = "ok";                                     // "ok" or "failed"
-  std::string error;                                             // failure message
-  std::string label;                                             // "path=value, ..."
+  int id = 0;                 // index in the experiment's grid (or sample)
+  std::string key;            // stable design point id (sweep::point_key): /points/<key>
+  std::string config_hash;    // fingerprint of the resolved config simulated (--resume, merge)
+  std::string code_version;   // the simrun that computed it: "0.1.0+<git revision>"
+  std::string status = "ok";  // "ok" or "failed"
+  std::string error;          // failure message
+  std::string label;          // "path=value, ..."
   std::vector<std::pair<std::string, std::string>> assignments;  // swept path -> value text
   double wall_seconds = 0;
   std::string config_yaml;  // fully resolved config of this point

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -29,6 +30,7 @@ using namespace h5;
 // ---- /sweep ----------------------------------------------------------------------------------
 
 struct SweepRow {
+  int index = 0;
   std::vector<std::pair<std::string, std::string>> assignments;
   std::string status, error;
   double wall_seconds = 0;
@@ -59,7 +61,9 @@ Cell default_cell(ColumnType t) {
 
 /// A swept column is int if every value is an integer, else float in base units if every value
 /// is a quantity of one dimension, else the text as given. Points without the path are skipped.
-Column swept_column(const std::string& path, const std::map<int, SweepRow>& rows) {
+using SweepRows = std::map<std::string, SweepRow>;  // by point key
+
+Column swept_column(const std::string& path, const SweepRows& rows) {
   bool all_int = true, all_num = true;
   std::set<Dimension> dims;
   for (const auto& entry : rows) {
@@ -98,13 +102,30 @@ Cell metric_cell(const Record& m, const Column& col) {
   return default_cell(col.type);
 }
 
-Table sweep_table(const RunMeta& meta, const std::map<int, SweepRow>& rows) {
+/// The rows in grid order (index, then key: merged files of different experiments may repeat
+/// an index).
+std::vector<std::pair<const std::string*, const SweepRow*>> in_grid_order(const SweepRows& rows) {
+  std::vector<std::pair<const std::string*, const SweepRow*>> out;
+  for (const auto& [key, row] : rows) out.emplace_back(&key, &row);
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return a.second->index != b.second->index ? a.second->index < b.second->index
+                                              : *a.first < *b.first;
+  });
+  return out;
+}
+
+Table sweep_table(const RunMeta& meta, const SweepRows& rows) {
   std::vector<std::string> paths = meta.swept_paths;
   for (const auto& entry : rows)
     for (const auto& a : entry.second.assignments)
       if (std::find(paths.begin(), paths.end(), a.first) == paths.end()) paths.push_back(a.first);
 
-  std::vector<Column> cols{{"point_id", "", "design point id (/points/<id>)", ColumnType::kInt}};
+  std::vector<Column> cols{
+      {"point_id", "", "stable design point id, from its swept values (/points/<id>)",
+       ColumnType::kString},
+      {"index", "", "position of the point in the experiment's grid (or sample)",
+       ColumnType::kInt}};
+  const size_t first_swept = cols.size();
   for (const auto& p : paths) cols.push_back(swept_column(p, rows));
   cols.push_back({"status", "", "ok or failed", ColumnType::kString});
   cols.push_back({"error", "", "failure message", ColumnType::kString});
@@ -119,15 +140,15 @@ Table sweep_table(const RunMeta& meta, const std::map<int, SweepRow>& rows) {
 
   Table t("sweep", "one row per design point");
   t.set_columns(cols);
-  for (const auto& [id, row] : rows) {
-    std::vector<Cell> cells{std::int64_t{id}};
+  for (const auto& [key, row] : in_grid_order(rows)) {
+    std::vector<Cell> cells{*key, std::int64_t{row->index}};
     for (size_t p = 0; p < paths.size(); ++p)
-      cells.push_back(swept_cell(cols[p + 1], find_value(row, paths[p])));
-    cells.emplace_back(row.status);
-    cells.emplace_back(row.error);
-    cells.emplace_back(row.wall_seconds);
+      cells.push_back(swept_cell(cols[p + first_swept], find_value(*row, paths[p])));
+    cells.emplace_back(row->status);
+    cells.emplace_back(row->error);
+    cells.emplace_back(row->wall_seconds);
     for (size_t c = first_metric; c < cols.size(); ++c)
-      cells.push_back(metric_cell(row.metrics, cols[c]));
+      cells.push_back(metric_cell(row->metrics, cols[c]));
     t.add_row(std::move(cells));
   }
   return t;
@@ -157,22 +178,51 @@ auto reading(const std::string& path, F&& f) {
   }
 }
 
-PointResult read_point(hid_t points, hid_t config, int id, const std::string& name) {
+/// A point group's attributes. Files written before points had stable ids name the group by
+/// its index and have no `index` attribute.
+PointInfo read_info(hid_t g, const std::string& name) {
+  PointInfo info;
+  info.key = name;
+  std::int64_t legacy = 0;
+  if (H5Aexists(g, "index") > 0)
+    info.index = static_cast<int>(read_attr_num<std::uint64_t>(g, "index", H5T_NATIVE_UINT64));
+  else if (parse_int(name, legacy))
+    info.index = static_cast<int>(legacy);
+  else
+    throw H5Failure("point group /points/" + name + " has no index attribute");
+  info.status = read_attr_str(g, "status", "ok");
+  info.error = read_attr_str(g, "error");
+  info.label = read_attr_str(g, "label");
+  info.config_hash = read_attr_str(g, "config_hash");
+  info.code_version = read_attr_str(g, "code_version");
+  return info;
+}
+
+std::vector<std::pair<std::string, std::string>> read_assignments(hid_t g) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!has(g, "assignments")) return out;
+  const Table a = read_table(g, "assignments");
+  const int p = a.column("path"), v = a.column("value");
+  if (p < 0 || v < 0) throw H5Failure("assignments table lacks path/value columns");
+  for (const auto& row : a.rows())
+    out.emplace_back(std::get<std::string>(row[static_cast<size_t>(p)]),
+                     std::get<std::string>(row[static_cast<size_t>(v)]));
+  return out;
+}
+
+PointResult read_point(hid_t points, hid_t config, const std::string& name) {
   PointResult r;
-  r.id = id;
   Hid g = open_group(points, name);
-  r.status = read_attr_str(g, "status", r.status);
-  r.error = read_attr_str(g, "error");
-  r.label = read_attr_str(g, "label");
+  const PointInfo info = read_info(g, name);
+  r.id = info.index;
+  r.key = info.key;
+  r.config_hash = info.config_hash;
+  r.code_version = info.code_version;
+  r.status = info.status;
+  r.error = info.error;
+  r.label = info.label;
   r.wall_seconds = read_attr_num<double>(g, "wall_seconds", H5T_NATIVE_DOUBLE);
-  if (has(g, "assignments")) {
-    const Table a = read_table(g, "assignments");
-    const int p = a.column("path"), v = a.column("value");
-    if (p < 0 || v < 0) throw H5Failure("assignments table lacks path/value columns");
-    for (const auto& row : a.rows())
-      r.assignments.emplace_back(std::get<std::string>(row[static_cast<size_t>(p)]),
-                                 std::get<std::string>(row[static_cast<size_t>(v)]));
-  }
+  r.assignments = read_assignments(g);
   if (has(g, "metrics")) r.metrics = to_record(read_table(g, "metrics"));
   if (config >= 0 && has(config, name)) {
     const auto text = read_text(config, name);
@@ -191,10 +241,43 @@ PointResult read_point(hid_t points, hid_t config, int id, const std::string& na
 
 // ---- writer ----------------------------------------------------------------------------------
 
+namespace {
+
+/// What joins shard files: the code, the experiment, which shard this is.
+void write_identity(hid_t meta_group, const RunMeta& meta) {
+  attr_str(meta_group, "code_version", meta.code_version);
+  attr_str(meta_group, "experiment_id", meta.experiment_id);
+  attr_u64(meta_group, "shard_index", static_cast<std::uint64_t>(meta.shard_index));
+  attr_u64(meta_group, "shard_count", static_cast<std::uint64_t>(meta.shard_count));
+  attr_u64(meta_group, "points_total", meta.points_total);
+  if (!meta.merged_from.empty())
+    write_text(meta_group, "merged_from", meta.merged_from, false,
+               "the results files simrun merge joined into this one");
+}
+
+void read_identity(hid_t g, RunMeta& m) {
+  m.code_version = read_attr_str(g, "code_version");
+  m.experiment_id = read_attr_str(g, "experiment_id");
+  m.shard_index =
+      static_cast<int>(read_attr_num<std::uint64_t>(g, "shard_index", H5T_NATIVE_UINT64));
+  m.shard_count = std::max(
+      1, static_cast<int>(read_attr_num<std::uint64_t>(g, "shard_count", H5T_NATIVE_UINT64)));
+  m.points_total = read_attr_num<std::uint64_t>(g, "points_total", H5T_NATIVE_UINT64);
+  if (has(g, "merged_from")) m.merged_from = read_text(g, "merged_from");
+}
+
+/// Replaces any earlier /points/<key> and /config/<key> (--resume re-runs failed points).
+void unlink_point(hid_t points, hid_t config, const std::string& key) {
+  if (has(points, key)) check(H5Ldelete(points, key.c_str(), H5P_DEFAULT), "replacing");
+  if (has(config, key)) check(H5Ldelete(config, key.c_str(), H5P_DEFAULT), "replacing");
+}
+
+}  // namespace
+
 struct ResultsWriter::Impl {
   Hid file, points, config;
   RunMeta meta;
-  std::map<int, SweepRow> rows;
+  SweepRows rows;
   bool finished = false;  // committed or discarded
 
   void close() {
@@ -222,6 +305,7 @@ ResultsWriter::ResultsWriter(const std::string& path, const RunMeta& meta)
     Hid g = create_group(impl_->file, "meta");
     attr_str(g, "version", meta.version);
     attr_str(g, "git_revision", meta.git_revision);
+    write_identity(g, meta);
     attr_str(g, "command_line", meta.command_line);
     attr_str(g, "start_time", meta.start_time);
     attr_str(g, "experiment_file", meta.experiment_file);
@@ -252,14 +336,17 @@ ResultsWriter::~ResultsWriter() {
 
 void ResultsWriter::write_point(const PointResult& r) {
   if (impl_->finished) throw SimError(fmt::format("results file '{}' is already closed", partial_));
-  const std::string id = std::to_string(r.id);
+  if (r.key.empty() || r.key.find('/') != std::string::npos || r.key == ".")
+    throw SimError(fmt::format("design point {} has no usable id ('{}')", r.id, r.key));
+  const std::string& id = r.key;
   Impl& im = *impl_;
   try {
-    // --resume re-runs failed points: the new result replaces the old one.
-    if (has(im.points, id)) check(H5Ldelete(im.points, id.c_str(), H5P_DEFAULT), "replacing");
-    if (has(im.config, id)) check(H5Ldelete(im.config, id.c_str(), H5P_DEFAULT), "replacing");
+    unlink_point(im.points, im.config, id);
     write_text(im.config, id, {r.config_yaml}, true, "resolved configuration of point " + id);
     Hid g = create_group(im.points, id);
+    attr_u64(g, "index", static_cast<std::uint64_t>(std::max(0, r.id)));
+    attr_str(g, "config_hash", r.config_hash);
+    attr_str(g, "code_version", r.code_version);
     attr_str(g, "status", r.status);
     attr_str(g, "error", r.error);
     attr_str(g, "label", r.label);
@@ -287,11 +374,44 @@ void ResultsWriter::write_point(const PointResult& r) {
     H5Ldelete(im.points, id.c_str(), H5P_DEFAULT);
     H5Ldelete(im.config, id.c_str(), H5P_DEFAULT);
     H5Eclear2(H5E_DEFAULT);
-    im.rows.erase(r.id);
+    im.rows.erase(r.key);
     throw SimError(
         fmt::format("cannot write point {} to results file '{}': {}", id, partial_, e.what()));
   }
-  im.rows[r.id] = SweepRow{r.assignments, r.status, r.error, r.wall_seconds, r.metrics};
+  im.rows[r.key] = SweepRow{r.id, r.assignments, r.status, r.error, r.wall_seconds, r.metrics};
+}
+
+void ResultsWriter::copy_points(const std::string& from, const std::vector<std::string>& keys) {
+  if (impl_->finished) throw SimError(fmt::format("results file '{}' is already closed", partial_));
+  Impl& im = *impl_;
+  Hid src = open_results(from);
+  std::string key;
+  try {
+    Hid points = open_group(src, "points");
+    Hid config = has(src, "config") ? open_group(src, "config") : Hid();
+    for (const auto& k : keys) {
+      key = k;
+      unlink_point(im.points, im.config, k);
+      check(H5Ocopy(points, k.c_str(), im.points, k.c_str(), H5P_DEFAULT, H5P_DEFAULT),
+            "copying /points/" + k);
+      if (config.valid() && has(config, k))
+        check(H5Ocopy(config, k.c_str(), im.config, k.c_str(), H5P_DEFAULT, H5P_DEFAULT),
+              "copying /config/" + k);
+      Hid g = open_group(im.points, k);
+      const PointInfo info = read_info(g, k);
+      SweepRow row{info.index,
+                   read_assignments(g),
+                   info.status,
+                   info.error,
+                   read_attr_num<double>(g, "wall_seconds", H5T_NATIVE_DOUBLE),
+                   Record()};
+      if (has(g, "metrics")) row.metrics = to_record(read_table(g, "metrics"));
+      im.rows[k] = std::move(row);
+    }
+  } catch (const H5Failure& e) {
+    throw SimError(
+        fmt::format("cannot copy point {} of '{}' into '{}': {}", key, from, partial_, e.what()));
+  }
 }
 
 void ResultsWriter::commit(const std::vector<Table>& compare) {
@@ -331,23 +451,40 @@ void ResultsWriter::discard() {
 
 // ---- readers ---------------------------------------------------------------------------------
 
-std::vector<PointResult> read_points(const std::string& path) {
+namespace {
+
+/// Every /points/<name> of a results file, read by `read_one(points, config, name)`, in grid
+/// order: by index, then key (`order` gives both).
+template <class T, class ReadOne, class Order>
+std::vector<T> read_each_point(const std::string& path, ReadOne read_one, Order order) {
   Hid file = open_results(path);
   return reading(path, [&] {
-    std::vector<PointResult> out;
+    std::vector<T> out;
     if (!has(file, "points")) return out;
     Hid points = open_group(file, "points");
     Hid config = has(file, "config") ? open_group(file, "config") : Hid();
-    std::vector<std::pair<int, std::string>> ids;
-    for (const auto& name : list_links(points)) {
-      std::int64_t id = 0;
-      if (!parse_int(name, id)) throw H5Failure("unexpected group /points/" + name);
-      ids.emplace_back(static_cast<int>(id), name);
-    }
-    std::sort(ids.begin(), ids.end());
-    for (const auto& [id, name] : ids) out.push_back(read_point(points, config, id, name));
+    for (const auto& name : list_links(points)) out.push_back(read_one(points, config, name));
+    std::sort(out.begin(), out.end(), [&](const T& a, const T& b) { return order(a) < order(b); });
     return out;
   });
+}
+
+}  // namespace
+
+std::vector<PointResult> read_points(const std::string& path) {
+  return read_each_point<PointResult>(path, read_point, [](const PointResult& r) {
+    return std::make_pair(r.id, std::cref(r.key));
+  });
+}
+
+std::vector<PointInfo> read_point_index(const std::string& path) {
+  return read_each_point<PointInfo>(
+      path,
+      [](hid_t points, hid_t, const std::string& name) {
+        Hid g = open_group(points, name);
+        return read_info(g, name);
+      },
+      [](const PointInfo& p) { return std::make_pair(p.index, std::cref(p.key)); });
 }
 
 RunMeta read_meta(const std::string& path) {
@@ -362,6 +499,7 @@ RunMeta read_meta(const std::string& path) {
     m.experiment_file = read_attr_str(g, "experiment_file");
     m.experiment_name = read_attr_str(g, "experiment_name");
     m.seed = read_attr_num<std::uint64_t>(g, "seed", H5T_NATIVE_UINT64);
+    read_identity(g, m);
     if (has(g, "experiment")) {
       const auto text = read_text(g, "experiment");
       if (!text.empty()) m.experiment_yaml = text.front();

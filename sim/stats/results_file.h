@@ -1,11 +1,17 @@
 #pragma once
 // The HDF5 results file (DESIGN.md §4):
-//   /meta                 attributes: version, git_revision, command_line, start_time, seed,
-//                         experiment_file, experiment_name; dataset /meta/experiment (YAML text)
+//   /meta                 attributes: version, git_revision, code_version, command_line,
+//                         start_time, seed, experiment_file, experiment_name, experiment_id,
+//                         shard_index, shard_count, points_total; datasets /meta/experiment (YAML
+//                         text), /meta/swept_paths, /meta/merged_from (simrun merge's inputs)
 //   /config/<id>          resolved YAML of each point (string dataset)
-//   /sweep                one row per point: point_id, each swept path as a column, status,
-//                         error, total cycles, wall seconds and the point's key metrics
-//   /points/<id>          group with attributes status, error, label, wall_seconds
+//   /sweep                one row per point: point_id (the stable id), index (in the grid), each
+//                         swept path as a column, status, error, wall seconds and the point's
+//                         key metrics
+//   /points/<id>          group with attributes index, status, error, label, wall_seconds,
+//                         config_hash, code_version
+// A point's <id> is its stable key (12 hex digits derived from its swept values, see
+// sweep::point_key), so files of different shards and runs join without renumbering.
 //   /points/<id>/layers   one row per layer (compound dataset)
 //   /points/<id>/units/<kind>  one table per unit kind, one row per unit instance
 //   /compare/networks, /compare/layers  with `systems:`: the systems side by side
@@ -32,6 +38,12 @@ namespace systole::stats {
 struct RunMeta {
   std::string version;
   std::string git_revision;
+  std::string code_version;   // "version+git_revision": results of one code version merge
+  std::string experiment_id;  // hash of the resolved experiment without `output:`
+  int shard_index = 0;        // this file's shard of the sweep (sweep/shard.h)
+  int shard_count = 1;
+  std::uint64_t points_total = 0;        // design points of the whole experiment, all shards
+  std::vector<std::string> merged_from;  // simrun merge: its input files
   std::string command_line;
   std::string start_time;  // ISO 8601 UTC
   std::uint64_t seed = 0;
@@ -51,6 +63,9 @@ class ResultsWriter {
 
   /// Writes /config/<id> and /points/<id>/... and flushes, so an interrupted run keeps it.
   void write_point(const PointResult& r);
+  /// Copies the points `keys` of the results file `from` unchanged (their /points and /config
+  /// entries, HDF5 object copies), for simrun merge; a key already written is replaced.
+  void copy_points(const std::string& from, const std::vector<std::string>& keys);
   /// Writes /sweep from all points written so far and each of `compare` as /compare/<name>,
   /// closes and renames to the final path.
   void commit(const std::vector<Table>& compare = {});
@@ -66,11 +81,22 @@ class ResultsWriter {
   std::string partial_;
 };
 
-/// Reads every point of a results file (final or .partial) back, tables and trace included.
+/// Reads every point of a results file (final or .partial) back, tables and trace included,
+/// in grid order.
 std::vector<PointResult> read_points(const std::string& path);
 /// read_points() in a child process (results_sandbox.cpp): a file so corrupted that libhdf5
 /// crashes on it is a ConfigError ("the results file is corrupted ...") instead of a crash.
 std::vector<PointResult> read_points_isolated(const std::string& path);
+
+/// What identifies a stored point, without its tables.
+struct PointInfo {
+  std::string key;
+  int index = 0;
+  std::string status, error, label, config_hash, code_version;
+  bool ok() const { return status == "ok"; }
+};
+/// The attributes of every point of a results file (fast: no tables read), in grid order.
+std::vector<PointInfo> read_point_index(const std::string& path);
 /// Reads /meta attributes back.
 RunMeta read_meta(const std::string& path);
 /// Reads /sweep back as a table.

@@ -68,13 +68,13 @@ std::string format_table(const std::vector<std::string>& header,
 
 std::string points_summary(const std::vector<PointResult>& points,
                            const std::vector<std::string>& swept_paths) {
-  std::vector<std::string> header = {"point"};
+  std::vector<std::string> header = {"point", "id"};
   for (const auto& p : swept_paths) header.push_back(p);
   for (const char* h : {"status", "cycles", "time", "MAC util", "TFLOP/s", "HBM traffic"})
     header.push_back(h);
   std::vector<std::vector<std::string>> rows;
   for (const auto& p : points) {
-    std::vector<std::string> r = {std::to_string(p.id)};
+    std::vector<std::string> r = {std::to_string(p.id), p.key};
     for (const auto& path : swept_paths) {
       std::string v = "-";
       for (const auto& [k, val] : p.assignments)
@@ -97,7 +97,7 @@ std::string points_summary(const std::vector<PointResult>& points,
   }
   std::string out = format_table(header, rows);
   for (const auto& p : points)
-    if (!p.ok()) out += fmt::format("point {} failed: {}\n", p.id, p.error);
+    if (!p.ok()) out += fmt::format("point {} (id {}) failed: {}\n", p.id, p.key, p.error);
   return out;
 }
 

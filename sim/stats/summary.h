@@ -13,7 +13,8 @@ namespace systole::stats {
 std::string format_table(const std::vector<std::string>& header,
                          const std::vector<std::vector<std::string>>& rows);
 
-/// One row per point: id, swept values, status, cycles, time, utilization, HBM traffic.
+/// One row per point: index, stable id, swept values, status, cycles, time, utilization, HBM
+/// traffic.
 std::string points_summary(const std::vector<PointResult>& points,
                            const std::vector<std::string>& swept_paths);
 

@@ -196,6 +196,9 @@ class Reader {
 std::string serialize(const PointResult& r) {
   Writer w;
   w.pod<std::int32_t>(r.id);
+  w.str(r.key);
+  w.str(r.config_hash);
+  w.str(r.code_version);
   w.str(r.status);
   w.str(r.error);
   w.str(r.label);
@@ -229,6 +232,9 @@ PointResult deserialize(const std::string& bytes) {
   Reader rd(bytes);
   PointResult r;
   r.id = rd.pod<std::int32_t>();
+  r.key = rd.str();
+  r.config_hash = rd.str();
+  r.code_version = rd.str();
   r.status = rd.str();
   r.error = rd.str();
   r.label = rd.str();

@@ -31,6 +31,8 @@ struct Worker {
 stats::PointResult failed(const Point& p, const std::string& why) {
   stats::PointResult r;
   r.id = p.id;
+  r.key = p.key;
+  r.config_hash = p.config_hash;
   r.label = p.label();
   for (const auto& [k, v] : p.assignments) r.assignments.emplace_back(k, value_text(v));
   r.config_yaml = p.root.to_yaml();
@@ -104,6 +106,8 @@ stats::PointResult run_point_here(const Point& p, const PointFn& fn) {
     r = failed(p, e.what());
   }
   r.id = p.id;
+  r.key = p.key;
+  r.config_hash = p.config_hash;
   r.label = p.label();
   r.assignments.clear();
   for (const auto& [k, v] : p.assignments) r.assignments.emplace_back(k, value_text(v));

@@ -221,12 +221,15 @@ TEST_CASE("GEMM shapes on TPU v4: results obey the compute and HBM bounds", "[e2
   }
   REQUIRE(saw_v4);
 
-  // The file has the layout of DESIGN.md §4.
+  // The file has the layout of DESIGN.md §4; points are named by their stable ids.
   const auto ls = test::run("h5ls -r " + dir.file("out.h5"), dir);
   REQUIRE(ls.exit_code == 0);
-  for (const char* path :
-       {"/meta ", "/config/0 ", "/sweep ", "/points/0/layers ", "/points/3/units/mxu ",
-        "/points/3/units/dma ", "/points/3/units/memory "})
+  const auto stored = stats::read_points(dir.file("out.h5"));
+  REQUIRE(stored.size() == 4);
+  const std::string p0 = "/points/" + stored[0].key, p3 = "/points/" + stored[3].key;
+  for (const std::string& path :
+       {std::string("/meta "), "/config/" + stored[0].key + " ", std::string("/sweep "),
+        p0 + "/layers ", p3 + "/units/mxu ", p3 + "/units/dma ", p3 + "/units/memory "})
     CHECK(ls.out.find(path) != std::string::npos);
   const auto sweep = stats::read_sweep(dir.file("out.h5"));
   REQUIRE(sweep.rows().size() == 4);

@@ -113,6 +113,11 @@ class AnalysisTest(unittest.TestCase):
         cls.h5.close()
         cls.tmp.cleanup()
 
+    @property
+    def first_point(self):
+        """The stable id (/points/<id>) of the sweep's first point."""
+        return raw_table(self.h5, "sweep")["point_id"][0]
+
     def out(self, name):
         return os.path.join(self.dir, name)
 
@@ -156,7 +161,7 @@ class AnalysisTest(unittest.TestCase):
         self.assertIsInstance(r.layers["layer"].iloc[0], str)
         self.assertIsInstance(r.meta["experiment"], str)
         self.assertIn("systems:", r.meta["experiment"])
-        self.assertIn("system:", r.config[0])
+        self.assertIn("system:", r.config[self.first_point])
 
     def test_units_are_attached_to_every_column(self):
         r = self.res
@@ -166,8 +171,8 @@ class AnalysisTest(unittest.TestCase):
         self.assertEqual(systole.units(r.compare_networks, "time"), "s")
         self.assertEqual(systole.units(r.units["hbm_channel"], "bandwidth"), "B/s")
         raw_units = [u if isinstance(u, str) else u.decode()
-                     for u in self.h5["points/0/layers"].attrs["unit"]]
-        names = self.h5["points/0/layers"].dtype.names
+                     for u in self.h5[f"points/{self.first_point}/layers"].attrs["unit"]]
+        names = self.h5[f"points/{self.first_point}/layers"].dtype.names
         for name, unit in zip(names, raw_units):
             self.assertEqual(systole.units(r.layers, name), unit, name)
         for df in (r.sweep, r.layers, r.compare_networks, r.compare_layers):

@@ -293,16 +293,20 @@ std::string process_name(const PointView& v, std::size_t d, std::size_t points) 
 }  // namespace
 
 std::vector<const stats::PointResult*> traced_points(const std::vector<stats::PointResult>& all,
-                                                     int point, const std::string& file) {
+                                                     const std::string& point,
+                                                     const std::string& file) {
   const std::string how =
       "record one with output.trace: true in the experiment (or simrun -p output.trace=true)";
   std::vector<const stats::PointResult*> out;
-  if (point >= 0) {
+  if (!point.empty()) {
+    const bool index = point.find_first_not_of("0123456789") == std::string::npos;
     for (const auto& p : all)
-      if (p.id == point) out.push_back(&p);
+      if (p.key == point || (index && std::to_string(p.id) == point)) out.push_back(&p);
     if (out.empty()) {
       std::string ids;
-      for (const auto& p : all) ids += (ids.empty() ? "" : ", ") + std::to_string(p.id);
+      for (const auto& p : all)
+        ids += (ids.empty() ? "" : ", ") + std::to_string(p.id) +
+               (p.key.empty() ? "" : " (id " + p.key + ")");
       throw TraceError(fmt::format("{}: no point {}; the file's points are {}", file, point,
                                    ids.empty() ? "none" : ids));
     }

@@ -48,11 +48,13 @@ struct ExportCounts {
   std::size_t concurrent = 0;
 };
 
-/// The points to export: `point` (>= 0) or every point with a trace. Throws TraceError when
-/// `point` names no point of the file (listing those there are), when the point has no trace,
-/// or when no point has one (saying how to record one). `file` names the file in messages.
+/// The points to export: `point` (its index in the sweep, or its stable id) or, when empty,
+/// every point with a trace. Throws TraceError when `point` names no point of the file (listing
+/// those there are), when the point has no trace, or when no point has one (saying how to
+/// record one). `file` names the file in messages.
 std::vector<const stats::PointResult*> traced_points(const std::vector<stats::PointResult>& all,
-                                                     int point, const std::string& file);
+                                                     const std::string& point,
+                                                     const std::string& file);
 
 /// Writes the trace-event JSON of `points` to `os`.
 ExportCounts write_chrome_trace(const std::vector<const stats::PointResult*>& points,

@@ -2,7 +2,7 @@
 // format, which https://ui.perfetto.dev and chrome://tracing open directly (tracks and names:
 // tools/trace/chrome_trace.h).
 //
-//   systole-trace RESULTS.h5 [-o trace.json] [--point ID]
+//   systole-trace RESULTS.h5 [-o trace.json] [--point INDEX|ID]
 //
 // Bad input (no trace, no such point, the output path naming the input, a file that is not a
 // results file) is one line on stderr and exit code 2, and writes nothing: the JSON goes to
@@ -23,19 +23,25 @@ using namespace systole;
 
 namespace {
 
-constexpr const char* kUsage = "usage: systole-trace RESULTS.h5 [-o trace.json] [--point ID]";
+constexpr const char* kUsage = "usage: systole-trace RESULTS.h5 [-o trace.json] [--point INDEX|ID]";
 
 struct Args {
   std::string in, out = "trace.json";
-  int point = -1;
+  std::string point;  ///< a point's index or its stable id; empty: every traced point
 };
 
-int parse_point(const char* s) {
-  char* end = nullptr;
-  const long v = std::strtol(s, &end, 10);
-  if (*s == '\0' || *end != '\0' || v < 0 || v > 1000000000)
-    throw trace::TraceError(fmt::format("--point wants a point id (an integer >= 0), not '{}'", s));
-  return static_cast<int>(v);
+/// --point takes a point's index in the sweep (an integer) or its stable id (/sweep point_id).
+std::string parse_point(const char* s) {
+  const std::string v = s;
+  const bool index =
+      !v.empty() && v.size() <= 9 && v.find_first_not_of("0123456789") == std::string::npos;
+  const bool id = v.size() == 12 && v.find_first_not_of("0123456789abcdef") == std::string::npos;
+  if (!index && !id)
+    throw trace::TraceError(fmt::format(
+        "--point wants a point's index (an integer >= 0) or its id from /sweep (12 hex digits), "
+        "not '{}'",
+        v));
+  return v;
 }
 
 Args parse(int argc, char** argv) {

@@ -1,6 +1,7 @@
 #include "workloads/ir/layer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -127,6 +128,25 @@ std::vector<int> consumer_counts(const std::vector<std::vector<size_t>>& produce
     for (const size_t from : p)
       if (from != kFromInput) ++n[from];
   return n;
+}
+
+std::string canonical_text(const Workload& w) {
+  std::string out = fmt::format("workload {} | {}\n", w.name, w.source);
+  for (const Layer& l : w.layers) {
+    const ConvShape& c = l.conv;
+    const AttentionShape& a = l.attn;
+    out += fmt::format(
+        "{} op={} dtype={} repeat={} batch={} mnk={},{},{} conv={},{},{},{},{},{},{},{},{},{},{} "
+        "attn={},{},{},{},{},{},{} vec={},{} glu={} inputs={}",
+        l.name, layer_op_name(l.op), dtype_name(l.dtype), l.repeat, l.batch, l.m, l.n, l.k, c.n,
+        c.h, c.w, c.c, c.k, c.r, c.s, c.stride, c.pad, c.dilation, c.groups, a.batch, a.heads,
+        a.kv_heads, a.seq_q, a.seq_kv, a.head_dim, a.causal, l.vec.rows, l.vec.cols, l.glu,
+        fmt::join(l.inputs, ","));
+    for (const Epilogue& e : l.epilogue)
+      out += fmt::format(" +{}:{}:{}", e.name, layer_op_name(e.op), e.extra_inputs);
+    out += "\n";
+  }
+  return out;
 }
 
 }  // namespace systole::workloads

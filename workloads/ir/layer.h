@@ -120,4 +120,9 @@ struct Workload {
   std::vector<Layer> layers;
 };
 
+/// Every field of every layer as text, one line per layer: what the workload asks to compute,
+/// for fingerprints (--resume reruns a point whose workload changed). A field added to Layer
+/// belongs here too.
+std::string canonical_text(const Workload& w);
+
 }  // namespace systole::workloads

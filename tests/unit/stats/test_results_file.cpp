@@ -34,6 +34,11 @@ RunMeta make_meta() {
   m.experiment_name = "mxu sweep";
   m.experiment_yaml = "name: mxu sweep\nsweep:\n  system.chip.mxu.rows: [128, 256]\n";
   m.swept_paths = kPaths;
+  m.code_version = "0.1.0+abc123-dirty";
+  m.experiment_id = "0123456789ab";
+  m.shard_index = 2;
+  m.shard_count = 5;
+  m.points_total = 12;
   return m;
 }
 
@@ -41,6 +46,9 @@ PointResult make_point(int id, const std::string& rows, const std::string& bw,
                        const std::string& dataflow) {
   PointResult r;
   r.id = id;
+  r.key = "p" + std::to_string(id);
+  r.config_hash = "c" + rows;
+  r.code_version = "0.1.0+abc123-dirty";
   r.assignments = {{kPaths[0], rows}, {kPaths[1], bw}, {kPaths[2], dataflow}};
   r.label = kPaths[0] + "=" + rows + ", " + kPaths[1] + "=" + bw;
   r.wall_seconds = 1.25 + id;
@@ -88,6 +96,7 @@ PointResult make_point(int id, const std::string& rows, const std::string& bw,
 PointResult make_failed(int id) {
   PointResult r;
   r.id = id;
+  r.key = "p" + std::to_string(id);
   r.status = "failed";
   r.error = "deadlock: unit mxu0 waits for dma0\n(second line)";
   r.assignments = {{kPaths[0], "512"}, {kPaths[1], "4.8TB/s"}, {kPaths[2], "ws"}};
@@ -126,6 +135,9 @@ Table record_table(const Record& r) {
 void require_same(const PointResult& a, const PointResult& b) {
   INFO("point " << a.id);
   CHECK(a.id == b.id);
+  CHECK(a.key == b.key);
+  CHECK(a.config_hash == b.config_hash);
+  CHECK(a.code_version == b.code_version);
   CHECK(a.status == b.status);
   CHECK(a.error == b.error);
   CHECK(a.label == b.label);
@@ -207,6 +219,12 @@ TEST_CASE("results file round-trips points, meta and sweep", "[stats][hdf5]") {
   CHECK(m.experiment_name == meta.experiment_name);
   CHECK(m.experiment_yaml == meta.experiment_yaml);
   CHECK(m.swept_paths == meta.swept_paths);
+  CHECK(m.code_version == meta.code_version);
+  CHECK(m.experiment_id == meta.experiment_id);
+  CHECK(m.shard_index == 2);
+  CHECK(m.shard_count == 5);
+  CHECK(m.points_total == 12);
+  CHECK(m.merged_from.empty());
 
   SECTION("sweep table") {
     const Table s = read_sweep(path);
@@ -214,23 +232,27 @@ TEST_CASE("results file round-trips points, meta and sweep", "[stats][hdf5]") {
     CHECK(s.description() == "one row per design point");
     std::vector<std::string> names;
     for (const auto& c : s.columns()) names.push_back(c.name);
-    CHECK(names == std::vector<std::string>{"point_id", kPaths[0], kPaths[1], kPaths[2], "status",
-                                            "error", "wall_seconds", "total_cycles", "utilization",
-                                            "bound"});
+    CHECK(names == std::vector<std::string>{"point_id", "index", kPaths[0], kPaths[1], kPaths[2],
+                                            "status", "error", "wall_seconds", "total_cycles",
+                                            "utilization", "bound"});
     REQUIRE(s.rows().size() == 3);
     const auto& cols = s.columns();
-    CHECK(cols[0].type == ColumnType::kInt);
+    CHECK(cols[0].type == ColumnType::kString);
     CHECK(cols[1].type == ColumnType::kInt);
-    CHECK(cols[2].type == ColumnType::kFloat);
-    CHECK(cols[2].unit == "B/s");
-    CHECK(cols[3].type == ColumnType::kString);
-    CHECK(cols[6].unit == "s");
-    CHECK(cols[7].type == ColumnType::kInt);
-    CHECK(cols[7].unit == "cycles");
-    CHECK(cols[7].description == "cycles of the whole workload");
-    CHECK(cols[8].type == ColumnType::kFloat);
-    CHECK(cols[9].type == ColumnType::kString);
-    for (size_t r = 0; r < 3; ++r) CHECK(s.get_int(r, "point_id") == static_cast<int>(r));
+    CHECK(cols[2].type == ColumnType::kInt);
+    CHECK(cols[3].type == ColumnType::kFloat);
+    CHECK(cols[3].unit == "B/s");
+    CHECK(cols[4].type == ColumnType::kString);
+    CHECK(cols[7].unit == "s");
+    CHECK(cols[8].type == ColumnType::kInt);
+    CHECK(cols[8].unit == "cycles");
+    CHECK(cols[8].description == "cycles of the whole workload");
+    CHECK(cols[9].type == ColumnType::kFloat);
+    CHECK(cols[10].type == ColumnType::kString);
+    for (size_t r = 0; r < 3; ++r) {
+      CHECK(s.get_string(r, "point_id") == "p" + std::to_string(r));
+      CHECK(s.get_int(r, "index") == static_cast<int>(r));
+    }
     CHECK(s.get_int(0, kPaths[0]) == 128);
     CHECK(s.get_int(1, kPaths[0]) == 256);
     CHECK(s.get_int(2, kPaths[0]) == 512);
@@ -255,12 +277,12 @@ TEST_CASE("results file round-trips points, meta and sweep", "[stats][hdf5]") {
     const std::string listing = h5ls(path, tmp.file("h5ls.txt"));
     INFO(listing);
     for (const char* p :
-         {"/meta", "/meta/experiment", "/meta/swept_paths", "/config/0", "/sweep", "/points/0",
-          "/points/0/layers", "/points/0/units/mxu", "/points/0/units/dma", "/points/0/trace",
-          "/points/0/metrics", "/points/0/assignments", "/points/2"})
+         {"/meta", "/meta/experiment", "/meta/swept_paths", "/config/p0", "/sweep", "/points/p0",
+          "/points/p0/layers", "/points/p0/units/mxu", "/points/p0/units/dma", "/points/p0/trace",
+          "/points/p0/metrics", "/points/p0/assignments", "/points/p2"})
       CHECK(lists(listing, p));
-    CHECK_FALSE(lists(listing, "/points/2/layers"));
-    CHECK_FALSE(lists(listing, "/points/2/trace"));
+    CHECK_FALSE(lists(listing, "/points/p2/layers"));
+    CHECK_FALSE(lists(listing, "/points/p2/trace"));
   }
 }
 
@@ -273,6 +295,8 @@ TEST_CASE("sweep column types follow the swept values", "[stats][hdf5]") {
     ResultsWriter w(path, meta);
     PointResult p0, p1;
     p0.id = 0;
+    p0.key = "a0";
+    p1.key = "a1";
     p0.assignments = {{"a", "-3"}, {"b", "16MiB"}, {"c", "1GB"}, {"d", "1.5"}, {"e", "x"}};
     p1.id = 1;
     p1.assignments = {{"a", "7"}, {"b", "512KiB"}, {"c", "2GHz"}, {"d", "2"}};
@@ -282,18 +306,18 @@ TEST_CASE("sweep column types follow the swept values", "[stats][hdf5]") {
   }
   const Table s = read_sweep(path);
   REQUIRE(s.rows().size() == 2);
-  CHECK(s.get_int(0, "point_id") == 0);  // ordered by id, not by write order
-  CHECK(s.columns()[1].type == ColumnType::kInt);
+  CHECK(s.get_string(0, "point_id") == "a0");  // ordered by index, not by write order
+  CHECK(s.columns()[2].type == ColumnType::kInt);
   CHECK(s.get_int(0, "a") == -3);
-  CHECK(s.columns()[2].type == ColumnType::kFloat);
-  CHECK(s.columns()[2].unit == "B");
+  CHECK(s.columns()[3].type == ColumnType::kFloat);
+  CHECK(s.columns()[3].unit == "B");
   CHECK(s.get_number(0, "b") == 16777216.0);
   CHECK(s.get_number(1, "b") == 524288.0);
-  CHECK(s.columns()[3].type == ColumnType::kString);  // mixed dimensions
+  CHECK(s.columns()[4].type == ColumnType::kString);  // mixed dimensions
   CHECK(s.get_string(1, "c") == "2GHz");
-  CHECK(s.columns()[4].type == ColumnType::kFloat);
-  CHECK(s.columns()[4].unit.empty());
-  CHECK(s.columns()[5].type == ColumnType::kString);
+  CHECK(s.columns()[5].type == ColumnType::kFloat);
+  CHECK(s.columns()[5].unit.empty());
+  CHECK(s.columns()[6].type == ColumnType::kString);
   CHECK(s.get_string(1, "e").empty());  // missing value
 }
 
@@ -350,6 +374,7 @@ TEST_CASE("empty tables and traces are still written", "[stats][hdf5]") {
   const std::string path = tmp.file("empty.h5");
   PointResult p;
   p.id = 0;
+  p.key = "only";
   p.layers.set_columns({{"index", "", "layer index", ColumnType::kInt},
                         {"op", "", "operation", ColumnType::kString}});
   p.units.emplace_back("noc", "one row per router");

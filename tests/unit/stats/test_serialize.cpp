@@ -7,6 +7,9 @@ using namespace systole::stats;
 TEST_CASE("a point result survives the worker pipe (serialize/deserialize)", "[unit][stats]") {
   PointResult r;
   r.id = 7;
+  r.key = "3fa9c01e2b7d";
+  r.config_hash = "00aa11bb22cc";
+  r.code_version = "0.1.0+abc";
   r.status = "failed";
   r.error = "it broke";
   r.label = "a=1";
@@ -29,6 +32,9 @@ TEST_CASE("a point result survives the worker pipe (serialize/deserialize)", "[u
 
   const PointResult b = deserialize(serialize(r));
   CHECK(b.id == 7);
+  CHECK(b.key == r.key);
+  CHECK(b.config_hash == r.config_hash);
+  CHECK(b.code_version == r.code_version);
   CHECK(b.status == "failed");
   CHECK(b.error == "it broke");
   CHECK(b.label == "a=1");

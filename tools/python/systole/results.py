@@ -27,6 +27,14 @@ def _text(value):
     return str(value)
 
 
+def _point_order(g, name):
+    """A point group's place in the sweep: its `index` attribute (the grid position; the group's
+    name is the point's stable id, a hash of its swept values), else its name if numeric."""
+    if "index" in g.attrs:
+        return (0, int(g.attrs["index"]), name)
+    return (1, int(name), name) if name.isdigit() else (2, 0, name)
+
+
 def _attr(obj, name, default=""):
     """An attribute as str, int or float (a one-element string array as its element)."""
     if name not in obj.attrs:
@@ -166,8 +174,8 @@ class Results:
         self.config, self.assignments, self._point_attrs = {}, {}, {}
         layer_frames, unit_frames = [], {}
         points = f["points"] if "points" in f else {}
-        for name in sorted(points, key=int):
-            pid, g = int(name), points[name]
+        for name in sorted(points, key=lambda n: _point_order(points[n], n)):
+            pid, g = name, points[name]
             assigned = {}
             if "assignments" in g:
                 a = read_table(g["assignments"])
@@ -207,10 +215,10 @@ class Results:
             message = f"{self.path}: no /sweep table (the run did not finish); built from /points"
         if "system" not in df.columns:
             df.insert(min(1, len(df.columns)), "system",
-                      [self._system_of(self.assignments.get(int(p), {})) for p in df["point_id"]]
+                      [self._system_of(self.assignments.get(str(p), {})) for p in df["point_id"]]
                       if "point_id" in df.columns else [])
             df.attrs["units"]["system"] = ""
-        df["label"] = [self._point_attrs.get(int(p), {}).get("label", "") for p in df["point_id"]]
+        df["label"] = [self._point_attrs.get(str(p), {}).get("label", "") for p in df["point_id"]]
         df.attrs["units"]["label"] = ""
         df.attrs["message"] = message
         return df

@@ -1,0 +1,225 @@
+#include "sim/stats/results_merge.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "sim/config/node.h"
+#include "sim/core/error.h"
+#include "sim/core/text.h"
+#include "sim/stats/compare.h"
+#include "sim/stats/results_file.h"
+
+namespace systole::stats {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Input {
+  std::string path;
+  RunMeta meta;
+  std::vector<PointInfo> points;
+};
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return fs::equivalent(a, b, ec) && !ec;
+}
+
+/// Every input is a readable results file, named once, and none of them is the output.
+std::vector<Input> open_inputs(const std::string& out, const std::vector<std::string>& paths,
+                               std::vector<std::string>& warnings) {
+  if (paths.empty())
+    throw ConfigError({"<command line>"}, "merge", "no input files: simrun merge OUT.h5 IN.h5...");
+  std::vector<Input> inputs;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (!fs::is_regular_file(p, ec))
+      throw ConfigError({p}, "", fs::exists(p, ec) ? "not a regular file" : "no such file");
+    for (const auto& o : {out, out + ".partial"})
+      if (same_file(o, p))
+        throw ConfigError({"<command line>"}, "merge",
+                          fmt::format("the output '{}' is also an input ('{}'); write the merged "
+                                      "file to a new name",
+                                      out, p));
+    const bool twice = std::any_of(inputs.begin(), inputs.end(),
+                                   [&](const Input& i) { return same_file(i.path, p); });
+    if (twice) {
+      warnings.push_back(fmt::format("'{}' is given twice; read once", p));
+      continue;
+    }
+    inputs.push_back({p, read_meta(p), read_point_index(p)});
+  }
+  return inputs;
+}
+
+/// Inputs of another experiment or code version than the first: an error, or with `force` a
+/// warning each.
+void check_identity(const std::vector<Input>& in, bool force, std::vector<std::string>& warnings) {
+  const RunMeta& ref = in.front().meta;
+  for (const auto& i : in) {
+    std::string why;
+    if (i.meta.experiment_id != ref.experiment_id)
+      why =
+          fmt::format("is from another experiment than '{}' (experiment id {} vs {})",
+                      in.front().path, i.meta.experiment_id.empty() ? "none" : i.meta.experiment_id,
+                      ref.experiment_id.empty() ? "none" : ref.experiment_id);
+    else if (i.meta.code_version != ref.code_version)
+      why = fmt::format("was computed by another code version than '{}' ({} vs {})",
+                        in.front().path, i.meta.code_version, ref.code_version);
+    if (why.empty()) continue;
+    if (!force) throw ConfigError({i.path}, "", why + "; --force merges them anyway");
+    warnings.push_back(fmt::format("'{}' {} (merged: --force)", i.path, why));
+  }
+}
+
+struct Chosen {
+  size_t input = 0;
+  const PointInfo* info = nullptr;
+};
+
+/// One entry per point key. A point in several inputs with the same config is kept once (a
+/// successful run before a failed one); with two different configs it is an error.
+std::map<std::string, Chosen> choose(const std::vector<Input>& in, size_t& duplicates) {
+  std::map<std::string, Chosen> chosen;
+  std::vector<std::string> conflicts;
+  for (size_t i = 0; i < in.size(); ++i) {
+    for (const auto& p : in[i].points) {
+      auto [it, fresh] = chosen.emplace(p.key, Chosen{i, &p});
+      if (fresh) continue;
+      const PointInfo& had = *it->second.info;
+      if (had.config_hash != p.config_hash) {
+        conflicts.push_back(fmt::format("point {} ({}) has config {} in '{}' but {} in '{}'", p.key,
+                                        p.label, had.config_hash, in[it->second.input].path,
+                                        p.config_hash, in[i].path));
+        continue;
+      }
+      ++duplicates;
+      if (!had.ok() && p.ok()) it->second = Chosen{i, &p};
+    }
+  }
+  if (!conflicts.empty()) {
+    const size_t n = conflicts.size();
+    conflicts.resize(std::min<size_t>(n, 3));
+    throw ConfigError({"<command line>"}, "merge",
+                      fmt::format("{} point{} differ between inputs: {}{}; merge only files of "
+                                  "the same runs",
+                                  n, n == 1 ? "" : "s", join(conflicts, "; "),
+                                  n > 3 ? fmt::format(" (and {} more)", n - 3) : ""));
+  }
+  return chosen;
+}
+
+/// "indices 2, 5, 8, ... (3,334 points)" for the missing grid positions.
+std::string missing_text(const std::vector<size_t>& missing) {
+  std::vector<std::string> shown;
+  for (size_t i = 0; i < std::min<size_t>(missing.size(), 10); ++i)
+    shown.push_back(std::to_string(missing[i]));
+  return join(shown, ", ") + (missing.size() > 10 ? ", ..." : "");
+}
+
+/// The experiment's points that no input holds, and the shards of which no input was given.
+void find_missing(const std::vector<Input>& in, const std::map<std::string, Chosen>& chosen,
+                  MergeReport& report) {
+  std::uint64_t total = 0;
+  for (const auto& i : in) total = std::max(total, i.meta.points_total);
+  std::vector<bool> seen(static_cast<size_t>(total), false);
+  for (const auto& [key, c] : chosen)
+    if (c.info->index >= 0 && static_cast<std::uint64_t>(c.info->index) < total)
+      seen[static_cast<size_t>(c.info->index)] = true;
+  std::vector<size_t> missing;
+  for (size_t i = 0; i < seen.size(); ++i)
+    if (!seen[i]) missing.push_back(i);
+  report.missing = missing.size();
+  if (missing.empty()) return;
+  std::map<int, std::set<int>> shards;  // shard count -> indices given
+  for (const auto& i : in)
+    if (i.meta.shard_count > 1) shards[i.meta.shard_count].insert(i.meta.shard_index);
+  std::vector<std::string> absent;
+  for (const auto& [count, given] : shards)
+    for (int s = 0; s < count; ++s)
+      if (!given.count(s)) absent.push_back(fmt::format("{}/{}", s, count));
+  report.warnings.push_back(fmt::format(
+      "{} of the experiment's {} design points are in no input{}: indices {}",
+      with_commas(missing.size()), with_commas(total),
+      absent.empty() ? "" : " (no file of shard " + join(absent) + ")", missing_text(missing)));
+}
+
+RunMeta merged_meta(const std::vector<Input>& in, const MergeOptions& opt) {
+  RunMeta m = in.front().meta;
+  m.command_line = opt.command_line;
+  m.shard_index = 0;
+  m.shard_count = 1;
+  m.merged_from.clear();
+  for (const auto& i : in) {
+    m.merged_from.push_back(i.path);
+    m.points_total = std::max(m.points_total, i.meta.points_total);
+    if (!i.meta.start_time.empty() && i.meta.start_time < m.start_time)
+      m.start_time = i.meta.start_time;
+    for (const auto& p : i.meta.swept_paths)
+      if (std::find(m.swept_paths.begin(), m.swept_paths.end(), p) == m.swept_paths.end())
+        m.swept_paths.push_back(p);
+  }
+  return m;
+}
+
+/// With `systems:`, the /compare tables of the merged points (those read in full); none
+/// otherwise.
+std::vector<Table> comparison(const RunMeta& meta, const std::vector<Input>& in,
+                              const std::vector<std::vector<std::string>>& keys) {
+  if (meta.experiment_yaml.empty()) return {};
+  const config::Node ex = config::parse_yaml(meta.experiment_yaml, "/meta/experiment");
+  const config::Node* systems = ex.is_map() ? ex.find("systems") : nullptr;
+  if (systems == nullptr || !systems->is_map()) return {};
+  std::vector<PointResult> results;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const std::set<std::string> mine(keys[i].begin(), keys[i].end());
+    for (auto& r : read_points(in[i].path))
+      if (mine.count(r.key)) results.push_back(std::move(r));
+  }
+  std::sort(results.begin(), results.end(),
+            [](const PointResult& a, const PointResult& b) { return a.id < b.id; });
+  const Comparison c = compare_systems(results, systems->keys());
+  if (c.empty()) return {};
+  return {c.networks, c.layers};
+}
+
+}  // namespace
+
+MergeReport merge_results(const std::string& out, const std::vector<std::string>& paths,
+                          const MergeOptions& opt) {
+  MergeReport report;
+  const auto in = open_inputs(out, paths, report.warnings);
+  check_identity(in, opt.force, report.warnings);
+  const auto chosen = choose(in, report.duplicates);
+  const bool one_experiment = std::all_of(in.begin(), in.end(), [&](const Input& i) {
+    return i.meta.experiment_id == in.front().meta.experiment_id;
+  });
+  if (one_experiment) find_missing(in, chosen, report);
+
+  const RunMeta meta = merged_meta(in, opt);
+  std::vector<std::vector<std::string>> keys(in.size());
+  for (const auto& [key, c] : chosen) {
+    keys[c.input].push_back(key);
+    report.failed += !c.info->ok();
+  }
+  const auto compare = one_experiment ? comparison(meta, in, keys) : std::vector<Table>{};
+  ResultsWriter writer(out, meta);
+  try {
+    for (size_t i = 0; i < in.size(); ++i)
+      if (!keys[i].empty()) writer.copy_points(in[i].path, keys[i]);
+    writer.commit(compare);
+  } catch (...) {
+    writer.discard();
+    throw;
+  }
+  report.files = in.size();
+  report.points = chosen.size();
+  return report;
+}
+
+}  // namespace systole::stats

@@ -1,0 +1,31 @@
+#pragma once
+// Joining results files (`simrun merge OUT IN...`, and rank 0 after an MPI run): the shards of
+// one sweep, or runs that each covered part of it. Points are matched by their stable id; the
+// output is written beside OUT as OUT.partial and renamed when complete.
+
+#include <string>
+#include <vector>
+
+namespace systole::stats {
+
+struct MergeOptions {
+  bool force = false;        // join files of different experiments or code versions
+  std::string command_line;  // recorded in /meta
+};
+
+struct MergeReport {
+  size_t files = 0;
+  size_t points = 0;      // in the output
+  size_t failed = 0;      // of those, failed points
+  size_t duplicates = 0;  // points found in more than one input with the same config: kept once
+  size_t missing = 0;     // points of the experiment found in no input
+  std::vector<std::string> warnings;  // one line each: missing points, forced mismatches
+};
+
+/// Merges `inputs` into `out`. ConfigError (exit 2) when an input is missing or not a results
+/// file, when `out` is one of the inputs, when the inputs come from different experiments or
+/// code versions (unless `force`), and when one point appears with two different configs.
+MergeReport merge_results(const std::string& out, const std::vector<std::string>& inputs,
+                          const MergeOptions& opt);
+
+}  // namespace systole::stats
