@@ -1,5 +1,9 @@
 #include "sim/app/mpi_session.h"
 
+// The C API only: without these, Open MPI's and MPICH's mpi.h pull in their deprecated C++
+// bindings, which need the C++ MPI library at link time (undefined MPI::Comm::Comm()).
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
 #include "sim/core/error.h"

@@ -15,6 +15,8 @@
 
 namespace systole {
 
+OutputArg::OutputArg() : origin{"<command line>", 0, 0}, name("-o") {}
+
 namespace {
 
 [[noreturn]] void fail(const OutputArg& arg, const std::string& msg) {

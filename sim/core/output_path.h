@@ -5,6 +5,7 @@
 // files; and only one run at a time may write it (OutputLock).
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/core/error.h"
@@ -13,8 +14,12 @@ namespace systole {
 
 /// Where an output path was given, for its errors: `-o` on the command line, or a config key.
 struct OutputArg {
-  Origin origin{"<command line>"};
-  std::string name = "-o";
+  /// `-o` on the command line. (Out of line: GCC 12 reports a default member initializer of
+  /// an aggregate used as a default argument as maybe uninitialized.)
+  OutputArg();
+  OutputArg(Origin o, std::string n) : origin(std::move(o)), name(std::move(n)) {}
+  Origin origin;
+  std::string name;
 };
 
 /// Throws ConfigError (exit 2) naming `arg` when `path` is empty, is not a regular file (a

@@ -230,8 +230,11 @@ TEST_CASE("a grid above --max-points is refused before anything is built", "[e2e
   TempDir dir;
   std::string values;
   for (int i = 1; i <= 50; ++i) values += (i > 1 ? ", " : "") + std::to_string(i);
-  // 50 x 50 x 50 = 125,000 points: counted, never expanded.
-  dir.write("big.yaml", kSweep + "  workload.params.a: [" + values + "]\n  workload.params.b: [" +
+  // 6 x 50 x 50 x 50 = 750,000 points: counted, never expanded. The swept workload parameters
+  // are declared (an undeclared one is an error of its own).
+  std::string declared = kSweep;
+  declared.replace(declared.find("workload:\n"), 10, "workload:\n  params: {a: 1, b: 1, c: 1}\n");
+  dir.write("big.yaml", declared + "  workload.params.a: [" + values + "]\n  workload.params.b: [" +
                             values + "]\n  workload.params.c: [" + values + "]\n");
   auto r = test::simrun("big.yaml --validate", dir);
   CHECK(r.exit_code == 2);

@@ -92,9 +92,10 @@ int run(int argc, char** argv) {
     return 0;
   }
   const Args a = parse(argc, argv);
-  if (same_file(a.in, a.out) || same_file(a.in, a.out + ".partial"))
-    throw trace::TraceError(fmt::format("the output {} would overwrite the input", a.out));
-  check_output_path(a.out, {a.in});
+  check_output_path(a.out, {a.in});  // not the input, a regular file or absent, writable
+  if (same_file(a.in, a.out + ".partial"))
+    throw trace::TraceError(
+        fmt::format("the output {}'s temporary file {}.partial is the input", a.out, a.out));
   const auto all = stats::read_points_isolated(a.in);
   const auto points = trace::traced_points(all, a.point, a.in);
   const auto n = write(a, points);

@@ -19,8 +19,8 @@
 #include "sim/stats/results_file.h"
 #include "sim/sweep/expand.h"
 #include "sim/sweep/runner.h"
-#include "tests/support/paths.h"
 #include "tests/support/config_error.h"
+#include "tests/support/paths.h"
 #include "tests/support/temp_dir.h"
 
 using namespace systole;
@@ -50,6 +50,7 @@ bool dies_within(pid_t pid, double seconds) {
 stats::PointResult tiny_result(int id) {
   stats::PointResult r;
   r.id = id;
+  r.key = "p" + std::to_string(id);  // the stable id results files name points by
   r.status = "ok";
   r.label = "p" + std::to_string(id);
   r.layers = stats::Table("layers", "");

@@ -22,6 +22,7 @@ namespace {
 PointResult traced_point() {
   PointResult r;
   r.id = 0;
+  r.key = "p0";  // the stable id results files name points by
   r.trace.enabled = true;
   r.trace.clock = 1.05e9;
   r.trace.units = {"chip0.core0.mxu0", "chip0.core0.dma0"};
@@ -163,7 +164,7 @@ TEST_CASE("a trace version newer than the build is an error naming it", "[unit][
   write(dir.file("v3.h5"), traced_point());
   const hid_t f = H5Fopen(dir.file("v3.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
   REQUIRE(f >= 0);
-  const hid_t ds = H5Dopen2(f, "points/0/trace", H5P_DEFAULT);
+  const hid_t ds = H5Dopen2(f, "points/p0/trace", H5P_DEFAULT);
   const hid_t a = H5Aopen(ds, "version", H5P_DEFAULT);
   const std::uint64_t v = 3;
   REQUIRE(H5Awrite(a, H5T_NATIVE_UINT64, &v) >= 0);
