@@ -69,39 +69,36 @@ MainloopShape mainloop_shape(const GpuSmConfig& c, const GemmCtaTile& t) {
   const std::int64_t rate_sp = c.tc_rate(t.in_type) / sps;
   if (t.swap_ab && !s.wgmma)
     fail("swap_ab", "swapped operands are modelled for wgmma (sm_90a) main loops only");
-  if (s.wgmma && t.swap_ab) {
-    check_divides("bn", t.bn, t.warps_n, kWgmmaM,
-                  "swapped operands: a warpgroup's columns must be whole m64 wgmmas");
-    check_divides("bm", t.bm, t.warps_m, 8,
-                  "swapped operands: wgmma N (along M) is a multiple of 8");
+  if (s.wgmma) {
+    if (t.swap_ab) {
+      check_divides("bn", t.bn, t.warps_n, kWgmmaM,
+                    "swapped operands: a warpgroup's columns must be whole m64 wgmmas");
+      check_divides("bm", t.bm, t.warps_m, 8,
+                    "swapped operands: wgmma N (along M) is a multiple of 8");
+    } else {
+      check_divides("bm", t.bm, t.warps_m, kWgmmaM, "a warpgroup's rows must be whole m64 wgmmas");
+      check_divides("bn", t.bn, t.warps_n, 8, "wgmma N is a multiple of 8");
+    }
     s.wm = t.bm / t.warps_m;
     s.wn = t.bn / t.warps_n;
-    if (s.wm > kWgmmaMaxN)
-      fail("bm",
-           fmt::format("swapped operands: a warpgroup's M of {} exceeds wgmma's N of 256", s.wm));
-    s.compute_warps = 4 * t.warps_m * t.warps_n;
-    s.warps = s.compute_warps + 4;
-    s.producer_warp = 0;
-    s.first_compute_warp = 4;
-    s.mma_per_step = s.wn / kWgmmaM;  // one m64nN wgmma per 64 columns, N = the warpgroup's rows
-    s.mma_ii = ceil_div(16 * s.wm * s.k_instr, rate_sp);
-    s.acc_per_thread = s.mma_per_step * 16 * s.wm / 32;
-  } else if (s.wgmma) {
-    check_divides("bm", t.bm, t.warps_m, kWgmmaM, "a warpgroup's rows must be whole m64 wgmmas");
-    check_divides("bn", t.bn, t.warps_n, 8, "wgmma N is a multiple of 8");
-    s.wm = t.bm / t.warps_m;
-    s.wn = t.bn / t.warps_n;
-    if (s.wn > kWgmmaMaxN)
-      fail("bn", fmt::format("a warpgroup's N of {} exceeds wgmma's 256: add warpgroups along N "
-                             "(warps_n)",
-                             s.wn));
+    // The warpgroup tile's side along the wgmma's m64 and its side that is the wgmma's N.
+    const std::int64_t along_m64 = t.swap_ab ? s.wn : s.wm;
+    const std::int64_t wgmma_n = t.swap_ab ? s.wm : s.wn;
+    if (wgmma_n > kWgmmaMaxN)
+      fail(t.swap_ab ? "bm" : "bn",
+           t.swap_ab ? fmt::format("swapped operands: a warpgroup's M of {} exceeds wgmma's N "
+                                   "of 256",
+                                   wgmma_n)
+                     : fmt::format("a warpgroup's N of {} exceeds wgmma's 256: add warpgroups "
+                                   "along N (warps_n)",
+                                   wgmma_n));
     s.compute_warps = 4 * t.warps_m * t.warps_n;
     s.warps = s.compute_warps + 4;  // the producer warpgroup
     s.producer_warp = 0;
     s.first_compute_warp = 4;
-    s.mma_per_step = s.wm / kWgmmaM;  // one m64nN wgmma per 64 rows; each warp runs 16 of them
-    s.mma_ii = ceil_div(16 * s.wn * s.k_instr, rate_sp);
-    s.acc_per_thread = s.mma_per_step * 16 * s.wn / 32;
+    s.mma_per_step = along_m64 / kWgmmaM;  // one m64nN wgmma per 64; each warp runs 16 of them
+    s.mma_ii = ceil_div(16 * wgmma_n * s.k_instr, rate_sp);
+    s.acc_per_thread = s.mma_per_step * 16 * wgmma_n / 32;
   } else {
     check_divides("bm", t.bm, t.warps_m, 16, "a warp tile is whole m16 fragments");
     check_divides("bn", t.bn, t.warps_n, 16, "a warp tile is whole ldmatrix.x4 B fragments");

@@ -320,8 +320,7 @@ models::FlashLaunch gpu_attention_launch(const GpuAttentionMapping& m, int sms) 
     w.head = bh;
     w.m_block = mb;
     w.q_rows = std::min(m.tile.block_m, a.seq_q - mb * m.tile.block_m);
-    std::tie(w.n_blocks, w.masked) = visits(m, mb);
-    const std::int64_t all = w.n_blocks;
+    const auto [all, edge_masked] = visits(m, mb);
     // Split s takes blocks s x per_split .. (s + 1) x per_split - 1 (FA-2's n_split_idx); only
     // the split holding the last block sees its seq_kv edge.
     for (std::int64_t sp = 0; sp < m.splits && sp * per_split < all; ++sp) {
@@ -330,7 +329,7 @@ models::FlashLaunch gpu_attention_launch(const GpuAttentionMapping& m, int sms) 
       w.kv_block0 = sp * per_split;
       w.n_blocks = std::min(per_split, all - w.kv_block0);
       const bool last = w.kv_block0 + w.n_blocks == all;
-      w.masked = last ? std::min(w.n_blocks, visits(m, mb).second) : 0;
+      w.masked = last ? std::min(w.n_blocks, edge_masked) : 0;
       w.first_rows =
           std::min(m.tile.block_n, a.seq_kv - (w.kv_block0 + w.n_blocks - 1) * m.tile.block_n);
       l.ctas.push_back(w);

@@ -21,9 +21,8 @@
 #include <tuple>
 #include <vector>
 
-#include "sim/stats/results_file.h"
-#include "tests/support/run.h"
 #include "tests/validation/gpu/gpu_measurements.h"
+#include "tests/validation/gpu/gpu_simulated.h"
 
 namespace systole {
 namespace {
@@ -49,14 +48,8 @@ std::map<Key, BlockTimes> measured(const std::string& run) {
 }
 
 std::map<Key, BlockTimes> simulated(const std::string& file) {
-  test::TempDir dir;
-  const auto r = test::simrun(
-      test::source_dir() + "/tests/validation/gpu/" + file + " -o out.h5 -q -j 2", dir);
-  INFO(r.out << r.err);
-  REQUIRE(r.exit_code == 0);
   std::map<Key, BlockTimes> out;
-  for (const auto& p : stats::read_points(dir.file("out.h5"))) {
-    REQUIRE(p.ok());
+  for (auto& p : test::gpu::simulate_points(file)) {
     std::string net;
     int batch = 0;
     for (const auto& [path, value] : p.assignments) {
@@ -64,12 +57,7 @@ std::map<Key, BlockTimes> simulated(const std::string& file) {
         net = value.find("gpt3") != std::string::npos ? "gpt3_175b" : "llama2_70b";
       if (path == "workload.params") batch = value.find("batch: 8") != std::string::npos ? 8 : 1;
     }
-    auto& t = out[{net, batch}];
-    for (std::size_t i = 0; i < p.layers.rows().size(); ++i) {
-      const double s = p.layers.get_number(i, "time");
-      t.layers[p.layers.get_string(i, "layer")] += s;
-      t.whole += s;
-    }
+    out[{net, batch}] = {std::move(p.layers), p.whole};
   }
   return out;
 }
@@ -89,16 +77,9 @@ std::vector<BlockError> compare(const std::string& gpu, const std::string& file,
   for (const auto& [key, s] : sim) {
     const auto it = meas.find(key);
     REQUIRE(it != meas.end());
-    std::cout << fmt::format(
-        "\n{} {} decode batch {}: layers (us)\n| layer | measured | simulated | error |\n"
-        "|---|---|---|---|\n",
-        gpu, std::get<0>(key), std::get<1>(key));
-    for (const auto& [layer, sec] : s.layers) {
-      const auto ml = it->second.layers.find(layer);
-      REQUIRE(ml != it->second.layers.end());
-      std::cout << fmt::format("| {} | {:.1f} | {:.1f} | {:+.1f}% |\n", layer, 1e6 * ml->second,
-                               1e6 * sec, 100 * (sec / ml->second - 1));
-    }
+    test::gpu::print_layer_table(
+        fmt::format("{} {} decode batch {}: layers (us)", gpu, std::get<0>(key), std::get<1>(key)),
+        s.layers, it->second.layers);
     out.push_back({gpu, key, it->second.whole, s.whole});
   }
   return out;

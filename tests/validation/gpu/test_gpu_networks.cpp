@@ -20,9 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/stats/results_file.h"
-#include "tests/support/run.h"
 #include "tests/validation/gpu/gpu_measurements.h"
+#include "tests/validation/gpu/gpu_simulated.h"
 
 namespace systole {
 namespace {
@@ -53,14 +52,8 @@ std::map<Key, NetTimes> measured(const std::vector<std::string>& runs) {
 
 /// Simulated: each point's layer times (all repeats) and their sum.
 std::map<Key, NetTimes> simulated(const std::string& file) {
-  test::TempDir dir;
-  const auto r = test::simrun(
-      test::source_dir() + "/tests/validation/gpu/" + file + " -o out.h5 -q -j 2", dir);
-  INFO(r.out << r.err);
-  REQUIRE(r.exit_code == 0);
   std::map<Key, NetTimes> out;
-  for (const auto& p : stats::read_points(dir.file("out.h5"))) {
-    REQUIRE(p.ok());
+  for (auto& p : test::gpu::simulate_points(file)) {
     std::string net;
     int batch = 0;
     for (const auto& [path, value] : p.assignments) {
@@ -68,12 +61,7 @@ std::map<Key, NetTimes> simulated(const std::string& file) {
         net = value.find("resnet50") != std::string::npos ? "resnet50" : "bert_large";
       if (path == "workload.params.batch") batch = std::stoi(value);
     }
-    auto& t = out[{net, batch}];
-    for (std::size_t i = 0; i < p.layers.rows().size(); ++i) {
-      const double s = p.layers.get_number(i, "time");
-      t.layers[p.layers.get_string(i, "layer")] += s;
-      t.whole += s;
-    }
+    out[{net, batch}] = {std::move(p.layers), p.whole};
   }
   return out;
 }
@@ -94,16 +82,9 @@ std::vector<NetError> compare(const std::string& gpu, const std::string& file,
     const auto it = meas.find(key);
     REQUIRE(it != meas.end());
     const auto& m = it->second;
-    std::cout << fmt::format(
-        "\n{} {} batch {}: layers (us, all repeats)\n| layer | measured | "
-        "simulated | error |\n|---|---|---|---|\n",
-        gpu, key.first, key.second);
-    for (const auto& [layer, sec] : s.layers) {
-      const auto ml = m.layers.find(layer);
-      REQUIRE(ml != m.layers.end());
-      std::cout << fmt::format("| {} | {:.1f} | {:.1f} | {:+.1f}% |\n", layer, 1e6 * ml->second,
-                               1e6 * sec, 100 * (sec / ml->second - 1));
-    }
+    test::gpu::print_layer_table(
+        fmt::format("{} {} batch {}: layers (us, all repeats)", gpu, key.first, key.second),
+        s.layers, m.layers);
     out.push_back({gpu, key, m.whole, s.whole});
   }
   return out;
