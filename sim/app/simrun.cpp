@@ -6,6 +6,7 @@
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -151,6 +152,17 @@ Options parse_cli(int argc, char** argv, bool& help) {
   if (o.scalesim.cfg.empty() && (vm.count("topology") || vm.count("dataflow")))
     throw ConfigError({"<command line>"}, vm.count("topology") ? "--topology" : "--dataflow",
                       "only valid with --scalesim-cfg");
+  if (!o.scalesim.cfg.empty())
+    for (const char* opt : {"param", "jobs", "force-jobs", "point-timeout", "resume", "validate",
+                            "plan", "shard", "mpi", "resume-any-version", "max-points"})
+      if (vm.count(opt))
+        throw ConfigError(
+            {"<command line>"}, std::string(std::strcmp(opt, "param") ? "--" : "-p ") + opt,
+            std::strcmp(opt, "param")
+                ? "not honoured in SCALE-Sim mode, which runs one SCALE-Sim config (only -o, "
+                  "--topology, --dataflow and -q apply)"
+                : "not honoured in SCALE-Sim mode: change the .cfg (ArrayHeight, ArrayWidth, "
+                  "...) or run a Systole experiment instead");
   if (!o.scalesim.cfg.empty() && !o.experiment.empty())
     throw ConfigError({"<command line>"}, "--scalesim-cfg",
                       "runs a SCALE-Sim config instead of an experiment; give one or the other");
@@ -190,7 +202,11 @@ struct Validated {
   std::map<int, std::string> unrunnable;  // point id -> reason (mapping failed)
   size_t layers = 0;
   std::vector<std::string> inputs;  // workload files the points read
+  std::vector<std::string> listed;  // the first design points, one line each (--validate)
 };
+
+/// How many design points --validate lists by name.
+constexpr size_t kListedPoints = 40;
 
 /// Refuses a sweep of more than `limit` points before building any of them.
 void check_point_count(const config::Experiment& ex, size_t total, long limit) {
@@ -214,6 +230,8 @@ Validated validate_points(const Registry& reg, const config::Experiment& ex,
   for (size_t i = 0; i < plan.size(); ++i) {
     if (!shard.owns(i)) continue;
     sweep::Point p = plan.point(i);
+    if (v.listed.size() < kListedPoints)
+      v.listed.push_back(fmt::format("  point {} (id {}): {}", p.id, p.key, p.label()));
     PreparedPoint pp;
     try {
       pp = prepare_point(reg, p);
@@ -302,7 +320,11 @@ int print_validated(const Options& o, const Validated& v, const sweep::Shard& sh
       v.layers == 1 ? "" : "s",
       v.unrunnable.empty() ? ""
                            : fmt::format(", {} point(s) will fail to map", v.unrunnable.size()));
-  for (const auto& [id, why] : v.unrunnable) std::cout << fmt::format("  point {}: {}\n", id, why);
+  for (const auto& line : v.listed) std::cout << line << "\n";
+  if (v.count > v.listed.size())
+    std::cout << fmt::format("  ... and {} more\n", with_commas(v.count - v.listed.size()));
+  for (const auto& [id, why] : v.unrunnable)
+    std::cout << fmt::format("  point {} will fail to map: {}\n", id, why);
   return 0;
 }
 

@@ -35,11 +35,69 @@ bool is_sweep_axis(const Node& sweep, const std::string& path) {
   return sweep.find(path) != nullptr;
 }
 
-void drop_from_zip(Node& sweep, const std::string& path) {
-  Node* zip = sweep.find("zip");
+/// A path -p set, and where (the command-line argument).
+using Given = std::vector<std::pair<std::string, Origin>>;
+
+/// -p on members of a zip group: when every member is given the group goes (the values are
+/// fixed); when only some are, the others would go on sweeping against a fixed partner, so that
+/// is an error naming the first argument and the members it leaves out.
+void apply_zip_overrides(Node& sweep, const Given& given) {
+  Node* zip = sweep.is_map() ? sweep.find("zip") : nullptr;
   if (!zip || !zip->is_seq()) return;
-  for (auto& g : zip->items())
-    if (g.is_map()) g.erase(path);
+  std::vector<Node> kept;
+  for (size_t g = 0; g < zip->items().size(); ++g) {
+    const Node& group = zip->items()[g];
+    std::vector<std::string> missing;
+    const Given::value_type* first = nullptr;
+    for (const auto& e : group.is_map() ? group.entries() : std::vector<Node::Entry>{}) {
+      const auto it = std::find_if(given.begin(), given.end(),
+                                   [&](const auto& gv) { return gv.first == e.key; });
+      if (it == given.end())
+        missing.push_back(e.key);
+      else if (!first)
+        first = &*it;
+    }
+    if (!first) {
+      kept.push_back(group);
+      continue;
+    }
+    if (!missing.empty())
+      throw ConfigError(
+          first->second, first->first,
+          fmt::format("is swept together with {} (sweep.zip[{}] at {}); fixing one member of a "
+                      "zip group would pair it with every value of the others: give {} with -p "
+                      "too, or override the group with -p 'sweep.zip=[...]'",
+                      join(missing), g, group.origin().str(), join(missing)));
+  }
+  zip->items() = std::move(kept);
+  if (zip->items().empty()) sweep.erase("zip");
+}
+
+/// A -p path starts at a key an experiment has. `chip.mxu.rows` (how `--describe tpu_chip`
+/// prints the path) is `system.chip.mxu.rows`.
+void check_override_root(const std::string& key, const Origin& at) {
+  const std::string root = key.substr(0, key.find_first_of(".["));
+  const auto& keys = experiment_keys();
+  if (std::find(keys.begin(), keys.end(), root) != keys.end()) return;
+  std::string hint = did_you_mean(root, keys);
+  if (hint.empty())
+    hint = fmt::format(
+        " (did you mean system.{}? -p paths start at the experiment's top level; "
+        "--describe lists a system's keys below system.)",
+        key);
+  throw ConfigError(at, key,
+                    fmt::format("unknown top-level key '{}'{}; an experiment has {}, and "
+                                "sweep.PATH sweeps a path",
+                                root, hint, join(keys)));
+}
+
+/// `workload: FILE` is `workload: {file: FILE}`, so -p and sweeps can set workload.params.
+void normalise_workload(Node& root) {
+  Node* w = root.find("workload");
+  if (!w || !w->is_scalar()) return;
+  Node m = Node::map(w->origin());
+  m.set("file", *w, w->origin());
+  *w = std::move(m);
 }
 
 /// A -p on a sampled path fixes it: the path leaves `sweep.sample.axes` (and the sample goes
@@ -175,6 +233,8 @@ Experiment load_experiment(const std::string& path, const std::vector<std::strin
   if (const Node* s = root.find("sweep")) sweep = *s;
   root.erase("sweep");
 
+  normalise_workload(root);
+  Given given;
   for (const auto& text : overrides) {
     auto [key, value] = parse_override(text);
     if (key.rfind("sweep.", 0) == 0) {
@@ -189,15 +249,15 @@ Experiment load_experiment(const std::string& path, const std::vector<std::strin
       }
       continue;
     }
+    check_override_root(key, value.origin());
     check_override_target(root, key);
     check_inline_param(root, key, value.origin());
     if (is_sweep_axis(sweep, key)) sweep.erase(key);
-    if (sweep.is_map()) {
-      drop_from_zip(sweep, key);
-      drop_from_sample(sweep, key);
-    }
+    if (sweep.is_map()) drop_from_sample(sweep, key);
+    given.emplace_back(key, value.origin());
     set_path(root, key, value);
   }
+  apply_zip_overrides(sweep, given);
 
   check_swept_params(root, sweep);
 

@@ -471,7 +471,8 @@ TEST_CASE("experiment: configs/tpuv4_gemm.yaml loads with its base and sweep",
   CHECK(text_at(ex.root, "system.kind") == "tpu_chip");
   CHECK(text_at(ex.root, "system.chip.clock") == "1050MHz");
   CHECK(text_at(ex.root, "system.chip.mxu.rows") == "128");
-  CHECK(text_at(ex.root, "workload") == "workloads/gemm_shapes.yaml");
+  // `workload: FILE` is kept as `workload: {file: FILE}` (so -p and sweeps reach its params).
+  CHECK(text_at(ex.root, "workload.file") == "workloads/gemm_shapes.yaml");
   CHECK(ex.root.find("sweep") == nullptr);  // moved out of the tree
 
   CHECK(ex.output.file == "results.h5");
@@ -501,14 +502,22 @@ TEST_CASE("experiment: -p on a swept path fixes the value and drops the axis",
   CHECK(ex.sweep.keys() == std::vector<std::string>{"zip"});
 }
 
-TEST_CASE("experiment: -p on a zip member removes it from its zip group", "[config][experiment]") {
-  const Experiment ex = load_experiment(tpuv4_yaml(), {"system.chip.mxu.rows=64"});
+TEST_CASE("experiment: -p on one zip member is an error; on every member it fixes the group",
+          "[config][experiment]") {
+  // One member alone would pair the fixed value with every value of the others (issue 14).
+  CHECK_THROWS_WITH(load_experiment(tpuv4_yaml(), {"system.chip.mxu.rows=64"}),
+                    Catch::Contains("is swept together with system.chip.mxu.cols"));
+  const Experiment ex =
+      load_experiment(tpuv4_yaml(), {"system.chip.mxu.rows=64", "system.chip.mxu.cols=32"});
   CHECK(text_at(ex.root, "system.chip.mxu.rows") == "64");
-  CHECK(ex.sweep.keys() == std::vector<std::string>{"system.chip.hbm.bandwidth", "zip"});
-  const Node* zip = ex.sweep.find("zip");
-  REQUIRE(zip);
-  REQUIRE(zip->items().size() == 1);
-  CHECK(zip->items()[0].keys() == std::vector<std::string>{"system.chip.mxu.cols"});
+  CHECK(text_at(ex.root, "system.chip.mxu.cols") == "32");
+  CHECK(ex.sweep.keys() == std::vector<std::string>{"system.chip.hbm.bandwidth"});
+}
+
+TEST_CASE("experiment: a -p path must start at an experiment key", "[config][experiment]") {
+  CHECK_THROWS_WITH(load_experiment(tpuv4_yaml(), {"chip.mxu.rows=64"}),
+                    Catch::Contains("did you mean system.chip.mxu.rows?"));
+  CHECK_THROWS_AS(load_experiment(tpuv4_yaml(), {"foo.bar=1"}), ConfigError);
 }
 
 TEST_CASE("experiment: -p sweep.<path>=<list> adds a sweep axis", "[config][experiment]") {
