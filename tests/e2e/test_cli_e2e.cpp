@@ -39,7 +39,7 @@ void check_error(const test::CommandResult& r, const std::string& part) {
 
 }  // namespace
 
-TEST_CASE("-p paths start at the experiment's top level", "[e2e][cli]") {
+TEST_CASE("simrun: -p paths start at the experiment's top level", "[e2e][cli]") {
   TempDir dir;
   dir.write("e.yaml", gemm_sweep());
   // The form --describe tpu_chip prints: the error says which path was meant.
@@ -55,7 +55,7 @@ TEST_CASE("-p paths start at the experiment's top level", "[e2e][cli]") {
   check_error(r, "unknown key for mxu (did you mean 'rows'?)");
 }
 
-TEST_CASE("-p on one member of a zip group is an error naming the argument", "[e2e][cli]") {
+TEST_CASE("simrun: -p on one member of a zip group is an error naming the argument", "[e2e][cli]") {
   TempDir dir;
   dir.write("e.yaml", gemm_sweep());
   auto r = test::simrun("e.yaml -p system.chip.mxu.rows=64 --validate", dir);
@@ -71,7 +71,8 @@ TEST_CASE("-p on one member of a zip group is an error naming the argument", "[e
   CHECK(r.out.find("mxu.rows") == std::string::npos);  // not swept any more
 }
 
-TEST_CASE("-p and sweeps reach the parameters of a workload named by its file", "[e2e][cli]") {
+TEST_CASE("simrun: -p and sweeps reach the parameters of a workload named by its file",
+          "[e2e][cli]") {
   TempDir dir;
   dir.write("e.yaml", "base: " + test::source_dir() +
                           "/configs/presets/tpuv4_chip.yaml\nworkload: " + test::source_dir() +
@@ -86,7 +87,7 @@ TEST_CASE("-p and sweeps reach the parameters of a workload named by its file", 
   CHECK(r.exit_code == 0);
 }
 
-TEST_CASE("--validate lists the design points it checked", "[e2e][cli]") {
+TEST_CASE("simrun --validate lists the design points it checked", "[e2e][cli]") {
   TempDir dir;
   dir.write("e.yaml", gemm_sweep());
   const auto r = test::simrun("e.yaml --validate", dir);
