@@ -20,16 +20,16 @@ struct Point {
 
 // Azure/AI-benchmarking-guide Azure_Results/ND_A100_v4_results.md, "NCCL Bandwidth" (1M-8G).
 const std::vector<Point> kA100 = {
-    {1ull << 20, 36.22},   {2ull << 20, 53.54},   {4ull << 20, 71.43},   {8ull << 20, 89.99},
-    {16ull << 20, 109.22}, {32ull << 20, 132.77}, {64ull << 20, 166.63}, {128ull << 20, 174.18},
-    {256ull << 20, 213.87}, {512ull << 20, 221.58}, {1ull << 30, 228.10}, {2ull << 30, 230.22},
-    {4ull << 30, 230.48},  {8ull << 30, 231.58}};
+    {1ull << 20, 36.22},    {2ull << 20, 53.54},    {4ull << 20, 71.43},   {8ull << 20, 89.99},
+    {16ull << 20, 109.22},  {32ull << 20, 132.77},  {64ull << 20, 166.63}, {128ull << 20, 174.18},
+    {256ull << 20, 213.87}, {512ull << 20, 221.58}, {1ull << 30, 228.10},  {2ull << 30, 230.22},
+    {4ull << 30, 230.48},   {8ull << 30, 231.58}};
 // Azure/AI-benchmarking-guide "Azure Results/ND_H100_v5_results.md", same table.
 const std::vector<Point> kH100 = {
-    {1ull << 20, 43.70},   {2ull << 20, 81.93},   {4ull << 20, 128.73},  {8ull << 20, 172.13},
-    {16ull << 20, 234.45}, {32ull << 20, 295.53}, {64ull << 20, 361.78}, {128ull << 20, 400.61},
-    {256ull << 20, 423.38}, {512ull << 20, 438.46}, {1ull << 30, 466.35}, {2ull << 30, 472.36},
-    {4ull << 30, 475.54},  {8ull << 30, 478.87}};
+    {1ull << 20, 43.70},    {2ull << 20, 81.93},    {4ull << 20, 128.73},  {8ull << 20, 172.13},
+    {16ull << 20, 234.45},  {32ull << 20, 295.53},  {64ull << 20, 361.78}, {128ull << 20, 400.61},
+    {256ull << 20, 423.38}, {512ull << 20, 438.46}, {1ull << 30, 466.35},  {2ull << 30, 472.36},
+    {4ull << 30, 475.54},   {8ull << 30, 478.87}};
 
 NvlinkConfig preset(const char* name) {
   return load_nvlink_file(test::source_dir() + "/configs/presets/" + name);
@@ -56,18 +56,16 @@ double table(const char* device, const NvlinkConfig& c, const std::vector<Point>
     const NcclResult r = simulate(c, p.bytes);
     const double sim = r.result.busbw / 1e9;
     const double err = (sim - p.busbw_gbs) / p.busbw_gbs;
-    std::printf("%12llu %5s/%-6s %8.1f %8.1f %+7.1f%%\n",
-                static_cast<unsigned long long>(p.bytes),
-                nccl_algorithm_name(r.choice.algorithm), nccl_protocol_name(r.choice.protocol),
-                sim, p.busbw_gbs, err * 100);
+    std::printf("%12llu %5s/%-6s %8.1f %8.1f %+7.1f%%\n", static_cast<unsigned long long>(p.bytes),
+                nccl_algorithm_name(r.choice.algorithm), nccl_protocol_name(r.choice.protocol), sim,
+                p.busbw_gbs, err * 100);
     if (p.bytes >= (16ull << 20)) {
       sum += std::abs(err);
       ++n;
     }
   }
   const double mae = sum / n;
-  std::printf("%s mean absolute error from 16 MB up: %.1f%% (target <= 10%%)\n", device,
-              mae * 100);
+  std::printf("%s mean absolute error from 16 MB up: %.1f%% (target <= 10%%)\n", device, mae * 100);
   return mae;
 }
 
@@ -81,16 +79,16 @@ TEST_CASE("NCCL all-reduce busbw on 8x H100: MAE <= 10% from 16 MB up", "[valida
   CHECK(table("8x H100 (HGX, NVLink4, NVLS)", preset("hgx_h100_8.yaml"), kH100) <= 0.10);
 }
 
-TEST_CASE("NVLS on 8x H100: +20% to +40% over the ring at 8 GB, not +75%",
-          "[validation][nvlink]") {
+TEST_CASE("NVLS on 8x H100: +20% to +40% over the ring at 8 GB, not +75%", "[validation][nvlink]") {
   const NvlinkConfig c = preset("hgx_h100_8.yaml");
   const NcclResult nvls = simulate(c, 8ull << 30);
   const NcclResult ring = simulate(c, 8ull << 30, NcclAlgorithm::kRing);
   REQUIRE(nvls.choice.algorithm == NcclAlgorithm::kNvls);
   const double gain = nvls.result.busbw / ring.result.busbw - 1;
-  std::printf("\nH100 8 GB all-reduce: ring %.1f GB/s, NVLS %.1f GB/s: %+.1f%% (measured: ~370 "
-              "and ~480, +30%%)\n",
-              ring.result.busbw / 1e9, nvls.result.busbw / 1e9, gain * 100);
+  std::printf(
+      "\nH100 8 GB all-reduce: ring %.1f GB/s, NVLS %.1f GB/s: %+.1f%% (measured: ~370 "
+      "and ~480, +30%%)\n",
+      ring.result.busbw / 1e9, nvls.result.busbw / 1e9, gain * 100);
   CHECK(gain >= 0.20);
   CHECK(gain <= 0.40);
 }
