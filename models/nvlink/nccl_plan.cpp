@@ -19,8 +19,7 @@ namespace systole::models {
 
 namespace {
 
-constexpr int kNcclSteps = 8;   // NCCL_STEPS
-constexpr int kNvlsWindow = 4;  // ASSUMPTION (2-8): NVLS chunks in flight per channel and rank
+constexpr int kNcclSteps = 8;  // NCCL_STEPS
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
@@ -128,7 +127,8 @@ void append_nvls(IciSchedule& s, const NvSwitchRoutes& routes, const NvlinkConfi
   const std::uint64_t part = ceil_div(spec.bytes, static_cast<std::uint64_t>(p));
   const std::uint64_t launch = ps(nccl_nvls_latency_s() * 1e6);
   const int nc = ch.channels;
-  FifoWindow done(nc * p, kNvlsWindow);  // each (channel, owner)'s last chunks' joins
+  FifoWindow done(nc * p,
+                  static_cast<int>(c.nvls_window));  // each (channel, owner)'s last chunks' joins
   // Each (channel, owner)'s reads and stores go one chunk after another (its warps loop over
   // the chunks); the window lets the stores and multicasts of one chunk overlap the reads of
   // the next ones.

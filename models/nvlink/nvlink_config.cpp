@@ -41,7 +41,9 @@ void validate(const NvlinkConfig& c, const config::Node& n, const std::string& p
 // * ASSUMPTION nccl_channels 32 on H100, 24 on A100 (plausible 8-32; NCCL_MAX_CHANNELS is 32):
 //   what NCCL's topology search opens on an NVSwitch node; nvls_channels 16 (NCCL: "NVLS should
 //   not need more than 16 channels", src/enqueue.cc); ASSUMPTION nvls_chunk 128 KiB (plausible
-//   32 KiB-1 MiB): NCCL_NVLS_CHUNKSIZE's default as documented in NCCL's environment variables.
+//   32 KiB-1 MiB): NCCL_NVLS_CHUNKSIZE's default as documented in NCCL's environment variables;
+//   ASSUMPTION nvls_window 4 (plausible 2-8): NVLS chunks in flight per channel and rank, half
+//   of NCCL_STEPS as the Simple protocol's slices are.
 const config::SchemaOf<NvlinkConfig>& NvlinkConfig::schema() {
   static const config::SchemaOf<NvlinkConfig> s = [] {
     config::SchemaOf<NvlinkConfig> b("nvlink",
@@ -77,6 +79,8 @@ const config::SchemaOf<NvlinkConfig>& NvlinkConfig::schema() {
               "NCCL NVLS channels per collective", "channels");
     b.bytes("nvls_chunk", &NvlinkConfig::nvls_chunk, std::string("128KiB"), Bytes(1024),
             Bytes(1 << 26), "NCCL NVLS chunk per rank and channel (ASSUMPTION)");
+    b.integer("nvls_window", &NvlinkConfig::nvls_window, 4, 1, 64,
+              "NVLS chunks a channel keeps in flight per rank (ASSUMPTION)", "chunks");
     b.check(validate);
     return b;
   }();

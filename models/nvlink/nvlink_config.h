@@ -30,6 +30,7 @@ struct NvlinkConfig {
   std::int64_t nccl_channels = 0;    ///< NCCL ring channels (CTAs) per collective
   std::int64_t nvls_channels = 0;    ///< NCCL NVLS channels
   Bytes nvls_chunk{0};               ///< NCCL NVLS chunk per rank and channel
+  std::int64_t nvls_window = 0;      ///< NVLS chunks in flight per channel and rank
 
   static const config::SchemaOf<NvlinkConfig>& schema();
 

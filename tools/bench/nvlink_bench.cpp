@@ -46,6 +46,12 @@ void set_key(NvlinkConfig& c, const std::string& kv) {
     c.switch_latency = Picoseconds(static_cast<std::uint64_t>(v * 1000));
   else if (k == "nccl_channels")
     c.nccl_channels = static_cast<std::int64_t>(v);
+  else if (k == "nvls_window")
+    c.nvls_window = static_cast<std::int64_t>(v);
+  else if (k == "packet_size")
+    c.packet_size = Bytes(static_cast<std::uint64_t>(v));
+  else if (k == "credits")
+    c.credits = static_cast<std::int64_t>(v);
   else if (k == "nvls_chunk")
     c.nvls_chunk = Bytes(static_cast<std::uint64_t>(v));
   else
