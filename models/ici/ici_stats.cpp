@@ -11,7 +11,7 @@ using stats::StatScope;
 
 stats::StatInfo run_stat(const char* name, const char* unit, const char* desc,
                          ColumnType t = ColumnType::kInt) {
-  return {name, unit, desc, t, StatScope::kRunOnly};
+  return ici_run_stat(name, unit, desc, t);
 }
 
 /// Busy time over the run's span (0 before the run has a span).
@@ -34,6 +34,11 @@ void declare_collective(stats::StatGroup& g, std::size_t i, const IciStatsSource
 }
 
 }  // namespace
+
+stats::StatInfo ici_run_stat(const char* name, const char* unit, const char* desc,
+                             stats::ColumnType t) {
+  return {name, unit, desc, t, StatScope::kRunOnly};
+}
 
 void declare_ici_link_stats(stats::StatGroup& g, LinkId l, IciStatsSource src,
                             const stats::Timebase& tb) {

@@ -32,6 +32,10 @@ struct IciStatsSource {
 /// A link's group name: c<chip>_<axis><p|m> ("c12_xp": chip 12's +x link).
 std::string ici_link_name(LinkId l);
 
+/// A whole-run stat's description (the network's stats are not per layer yet).
+stats::StatInfo ici_run_stat(const char* name, const char* unit, const char* desc,
+                             stats::ColumnType t = stats::ColumnType::kInt);
+
 /// Declares one directed link's stats in `g`: bytes, busy cycles, utilisation.
 void declare_ici_link_stats(stats::StatGroup& g, LinkId l, IciStatsSource src,
                             const stats::Timebase& tb);

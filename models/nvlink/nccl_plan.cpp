@@ -23,15 +23,18 @@ constexpr int kNcclSteps = 8;  // NCCL_STEPS
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
-/// The bytes each channel takes of one loop: `left` of the part, `nc` channels, chunk `chunk`.
-std::vector<std::uint64_t> loop_split(std::uint64_t left, int nc, std::uint64_t chunk) {
-  const std::uint64_t share = std::min(chunk, ceil_div(left, static_cast<std::uint64_t>(nc)));
-  std::vector<std::uint64_t> out(static_cast<std::size_t>(nc), 0);
-  for (int c = 0; c < nc; ++c) {
-    const std::uint64_t at = static_cast<std::uint64_t>(c) * share;
-    out[static_cast<std::size_t>(c)] = at >= left ? 0 : std::min(share, left - at);
+/// Calls f(channel, bytes) for every chunk of a rank's `part`, loop by loop: each loop every
+/// channel of `nc` takes min(chunk, ceil(left / nc)) of what is left (NCCL's runRing).
+template <class F>
+void for_each_chunk(std::uint64_t part, int nc, std::uint64_t chunk, F f) {
+  for (std::uint64_t off = 0; off < part; off += static_cast<std::uint64_t>(nc) * chunk) {
+    const std::uint64_t left = part - off;
+    const std::uint64_t share = std::min(chunk, ceil_div(left, static_cast<std::uint64_t>(nc)));
+    for (int k = 0; k < nc; ++k) {
+      const std::uint64_t at = static_cast<std::uint64_t>(k) * share;
+      if (at < left) f(k, std::min(share, left - at));
+    }
   }
-  return out;
 }
 
 std::uint64_t ps(double us) { return static_cast<std::uint64_t>(us * 1e6 + 0.5); }
@@ -82,41 +85,35 @@ void append_ring(IciSchedule& s, const NvlinkConfig& c, const NcclSpec& spec,
   const bool simple = ch.protocol == NcclProtocol::kSimple;
   FifoWindow fifo(nc * p, simple ? 1 : kNcclSteps / info.slice_steps);
   std::vector<IciMessageId> prev, cur, deps;
-  for (std::uint64_t off = 0; off < part; off += static_cast<std::uint64_t>(nc) * chunk) {
-    const std::vector<std::uint64_t> split = loop_split(part - off, nc, chunk);
-    for (int k = 0; k < nc; ++k) {
-      const std::uint64_t cb = split[static_cast<std::size_t>(k)];
-      if (cb == 0) continue;
-      std::uint64_t slice = cb;
-      if (info.chunk_steps > info.slice_steps) {
-        const std::uint64_t per = static_cast<std::uint64_t>(info.chunk_steps / info.slice_steps);
-        slice = std::max(ceil_div(cb, per), info.step_bytes * info.slice_steps / 32);
-      }
-      const int nsl = static_cast<int>(ceil_div(cb, slice));
-      prev.assign(static_cast<std::size_t>(p * nsl), 0);
-      cur.assign(prev.size(), 0);
-      for (int st = 0; st < nsteps; ++st) {
-        for (int sl = 0; sl < nsl; ++sl) {
-          const std::uint64_t b = std::min(slice, cb - static_cast<std::uint64_t>(sl) * slice);
-          const auto wire =
-              static_cast<std::uint64_t>(std::ceil(static_cast<double>(b) / info.data_fraction));
-          for (int r = 0; r < p; ++r) {
-            deps.clear();
-            if (st > 0)
-              deps.push_back(prev[static_cast<std::size_t>(((r + p - 1) % p) * nsl + sl)]);
-            IciMessageId w = 0;
-            if (fifo.blocker(k * p + r, w)) deps.push_back(w);
-            const IciMessageId id =
-                s.add(static_cast<ChipId>(r), static_cast<ChipId>((r + 1) % p), wire, deps, launch);
-            if (!deps.empty()) s.set_delay(id, sync);
-            fifo.push(k * p + r, id);
-            cur[static_cast<std::size_t>(r * nsl + sl)] = id;
-          }
-        }
-        std::swap(prev, cur);
-      }
+  for_each_chunk(part, nc, chunk, [&](int k, std::uint64_t cb) {
+    std::uint64_t slice = cb;
+    if (info.chunk_steps > info.slice_steps) {
+      const std::uint64_t per = static_cast<std::uint64_t>(info.chunk_steps / info.slice_steps);
+      slice = std::max(ceil_div(cb, per), info.step_bytes * info.slice_steps / 32);
     }
-  }
+    const int nsl = static_cast<int>(ceil_div(cb, slice));
+    prev.assign(static_cast<std::size_t>(p * nsl), 0);
+    cur.assign(prev.size(), 0);
+    for (int st = 0; st < nsteps; ++st) {
+      for (int sl = 0; sl < nsl; ++sl) {
+        const std::uint64_t b = std::min(slice, cb - static_cast<std::uint64_t>(sl) * slice);
+        const auto wire =
+            static_cast<std::uint64_t>(std::ceil(static_cast<double>(b) / info.data_fraction));
+        for (int r = 0; r < p; ++r) {
+          deps.clear();
+          if (st > 0) deps.push_back(prev[static_cast<std::size_t>(((r + p - 1) % p) * nsl + sl)]);
+          IciMessageId w = 0;
+          if (fifo.blocker(k * p + r, w)) deps.push_back(w);
+          const IciMessageId id =
+              s.add(static_cast<ChipId>(r), static_cast<ChipId>((r + 1) % p), wire, deps, launch);
+          if (!deps.empty()) s.set_delay(id, sync);
+          fifo.push(k * p + r, id);
+          cur[static_cast<std::size_t>(r * nsl + sl)] = id;
+        }
+      }
+      std::swap(prev, cur);
+    }
+  });
 }
 
 void append_nvls(IciSchedule& s, const NvSwitchRoutes& routes, const NvlinkConfig& c,
@@ -136,35 +133,30 @@ void append_nvls(IciSchedule& s, const NvSwitchRoutes& routes, const NvlinkConfi
   std::vector<IciMessageId> last_store(static_cast<std::size_t>(nc * p), 0);
   std::vector<bool> stored(static_cast<std::size_t>(nc * p), false);
   std::vector<IciMessageId> ups, downs, deps;
-  for (std::uint64_t off = 0; off < part; off += static_cast<std::uint64_t>(nc) * chunk) {
-    const std::vector<std::uint64_t> split = loop_split(part - off, nc, chunk);
-    for (int k = 0; k < nc; ++k) {
-      const std::uint64_t cb = split[static_cast<std::size_t>(k)];
-      if (cb == 0) continue;
-      const auto wire =
-          static_cast<std::uint64_t>(std::ceil(static_cast<double>(cb) / c.nvls_efficiency));
-      for (int i = 0; i < p; ++i) {
-        const auto owner = static_cast<ChipId>(i);
-        const auto q = static_cast<std::size_t>(k * p + i);
-        deps = last_ups[q];
-        IciMessageId w = 0;
-        if (done.blocker(k * p + i, w)) deps.push_back(w);
-        ups.clear();
-        for (int j = 0; j < p; ++j)
-          ups.push_back(s.add(static_cast<ChipId>(j), fabric, wire, deps, launch));
-        last_ups[q] = ups;
-        const IciMessageId red = s.add(fabric, owner, wire, ups);
-        const IciMessageId store = stored[q] ? s.add(owner, fabric, wire, {red, last_store[q]})
-                                             : s.add(owner, fabric, wire, {red});
-        last_store[q] = store;
-        stored[q] = true;
-        downs.clear();
-        for (int j = 0; j < p; ++j)
-          downs.push_back(s.add(fabric, static_cast<ChipId>(j), wire, {store}));
-        done.push(k * p + i, s.add(owner, owner, 0, downs));  // the chunk is everywhere
-      }
+  for_each_chunk(part, nc, chunk, [&](int k, std::uint64_t cb) {
+    const auto wire =
+        static_cast<std::uint64_t>(std::ceil(static_cast<double>(cb) / c.nvls_efficiency));
+    for (int i = 0; i < p; ++i) {
+      const auto owner = static_cast<ChipId>(i);
+      const auto q = static_cast<std::size_t>(k * p + i);
+      deps = last_ups[q];
+      IciMessageId w = 0;
+      if (done.blocker(k * p + i, w)) deps.push_back(w);
+      ups.clear();
+      for (int j = 0; j < p; ++j)
+        ups.push_back(s.add(static_cast<ChipId>(j), fabric, wire, deps, launch));
+      last_ups[q] = ups;
+      const IciMessageId red = s.add(fabric, owner, wire, ups);
+      const IciMessageId store = stored[q] ? s.add(owner, fabric, wire, {red, last_store[q]})
+                                           : s.add(owner, fabric, wire, {red});
+      last_store[q] = store;
+      stored[q] = true;
+      downs.clear();
+      for (int j = 0; j < p; ++j)
+        downs.push_back(s.add(fabric, static_cast<ChipId>(j), wire, {store}));
+      done.push(k * p + i, s.add(owner, owner, 0, downs));  // the chunk is everywhere
     }
-  }
+  });
 }
 
 void append_direct(IciSchedule& s, const NvlinkConfig& c, const NcclSpec& spec) {

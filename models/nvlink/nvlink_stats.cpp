@@ -8,11 +8,10 @@ namespace systole::models {
 namespace {
 
 using stats::ColumnType;
-using stats::StatScope;
 
 stats::StatInfo run_stat(const char* name, const char* unit, const char* desc,
                          ColumnType t = ColumnType::kInt) {
-  return {name, unit, desc, t, StatScope::kRunOnly};
+  return ici_run_stat(name, unit, desc, t);
 }
 
 void declare_collective(stats::StatGroup& g, std::size_t i, const NvlinkStatsSource& src) {

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "models/nvlink/nccl_collective.h"
+#include "models/nvlink/nvlink_stats.h"
 #include "sim/config/node.h"
 
 using namespace systole;
@@ -177,4 +178,37 @@ TEST_CASE("NCCL collectives: packet model within 2% of the flow model", "[unit][
   nv.algorithm = NcclAlgorithm::kNvls;
   const double f = run(h, nv).result.time_s, p = run(hp, nv).result.time_s;
   CHECK(std::abs(f - p) <= 0.02 * p);
+}
+
+TEST_CASE("NVLink stats: trunks' bytes and utilisation, collectives' NCCL choice and figures",
+          "[unit][nvlink]") {
+  const NvlinkConfig c = h100();
+  const NvSwitchRoutes routes(static_cast<int>(c.gpus));
+  const auto net = make_nvlink_network(c, routes);
+  std::vector<NvlinkCollectiveRecord> recs;
+  const NcclSpec s = spec_of(CollectiveOp::kAllReduce, 64 << 20);
+  recs.push_back({s, run_nccl(*net, routes, c, s)});
+  stats::Timebase tb;
+  tb.period_ps = 1000;  // 1 GHz
+  tb.total_cycles = static_cast<std::int64_t>(recs[0].result.result.time_s * 1e9);
+  stats::StatGroup root("node", "node");
+  stats::StatGroup& g = root.group("nvlink", "nvlink");
+  declare_nvlink_stats(g, routes,
+                       {[&]() -> const IciNetwork& { return *net; },
+                        [&]() -> const std::vector<NvlinkCollectiveRecord>& { return recs; }},
+                       tb);
+  const auto num = [](const stats::StatGroup& grp, const char* n) {
+    return std::get<std::int64_t>(grp.find(n)->value(stats::kRun));
+  };
+  CHECK(num(g, "gpus") == 8);
+  CHECK(num(g, "collectives") == 1);
+  const stats::StatGroup& up0 = *g.find_group("g0_up");
+  CHECK(num(up0, "bytes") == static_cast<std::int64_t>(net->link_bytes()[routes.up(0)]));
+  const double util = std::get<double>(up0.find("utilization")->value(stats::kRun));
+  CHECK(util > 0.5);
+  CHECK(util <= 1.0);
+  const stats::StatGroup& col = *g.find_group("collective0");
+  CHECK(std::get<std::string>(col.find("algorithm")->value(stats::kRun)) == "nvls");
+  CHECK(std::get<std::string>(col.find("protocol")->value(stats::kRun)) == "Simple");
+  CHECK(std::get<double>(col.find("busbw")->value(stats::kRun)) == recs[0].result.result.busbw);
 }
