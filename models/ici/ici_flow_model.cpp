@@ -6,7 +6,7 @@
 
 namespace systole::models {
 
-IciFlowModel::IciFlowModel(const IciTopology& topo, const IciLinkTiming& timing)
+IciFlowModel::IciFlowModel(const IciRoutes& topo, const IciLinkTiming& timing)
     : IciNetwork(topo, timing),
       link_flows_(static_cast<std::size_t>(topo.link_slots())),
       link_mark_(static_cast<std::size_t>(topo.link_slots()), 0),
@@ -38,7 +38,7 @@ std::uint32_t IciFlowModel::start(ChipId src, ChipId dst, std::uint64_t bytes,
   const std::uint32_t slot = new_slot();
   Flow& f = flows_[slot];
   f.path.clear();
-  topology().route(src, dst, f.path);
+  routes().route(src, dst, f.path);
   f.transfer = id;
   f.remaining = static_cast<double>(bytes) * static_cast<double>(timing().packet_ps);
   f.share = 0;

@@ -22,7 +22,7 @@ namespace systole::models {
 /// Flow-level ICI network: transfers as fluid flows at max-min fair link shares (the default).
 class IciFlowModel : public IciNetwork {
  public:
-  IciFlowModel(const IciTopology& topo, const IciLinkTiming& timing);
+  IciFlowModel(const IciRoutes& routes, const IciLinkTiming& timing);
 
   std::uint32_t start(ChipId src, ChipId dst, std::uint64_t bytes, std::uint64_t at_ps) override;
   std::uint64_t next_event_ps() const override {

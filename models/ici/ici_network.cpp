@@ -5,6 +5,7 @@
 
 #include "models/ici/ici_flow_model.h"
 #include "models/ici/ici_packet_model.h"
+#include "sim/core/error.h"
 
 namespace systole::models {
 
@@ -29,6 +30,12 @@ std::uint64_t IciLinkTiming::serialization_ps(std::uint64_t bytes) const {
 double IciLinkTiming::credit_share() const {
   const double loop = static_cast<double>(2 * link_ps + router_ps + packet_ps);
   return std::min(1.0, static_cast<double>(credits * packet_ps) / loop);
+}
+
+const IciTopology& IciNetwork::topology() const {
+  const auto* t = dynamic_cast<const IciTopology*>(&routes_);
+  if (t == nullptr) throw SimError("this network does not run on an ICI torus topology");
+  return *t;
 }
 
 std::unique_ptr<IciNetwork> make_ici_network(const IciConfig& c, const IciTopology& topo) {

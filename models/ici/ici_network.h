@@ -56,8 +56,11 @@ class IciNetwork {
  public:
   static constexpr std::uint64_t kNever = ~std::uint64_t{0};
 
-  IciNetwork(const IciTopology& topo, const IciLinkTiming& timing)
-      : topo_(topo), timing_(timing), link_bytes_(static_cast<std::size_t>(topo.link_slots())) {}
+  /// Over `routes` (an IciTopology, an NvSwitchRoutes, ...), which must outlive the model.
+  IciNetwork(const IciRoutes& routes, const IciLinkTiming& timing)
+      : routes_(routes),
+        timing_(timing),
+        link_bytes_(static_cast<std::size_t>(routes.link_slots())) {}
   virtual ~IciNetwork() = default;
   IciNetwork(const IciNetwork&) = delete;
   IciNetwork& operator=(const IciNetwork&) = delete;
@@ -72,7 +75,9 @@ class IciNetwork {
   /// Transfers started and not yet arrived.
   virtual std::size_t in_flight() const = 0;
 
-  const IciTopology& topology() const { return topo_; }
+  /// The torus the network runs on; throws SimError when its routes are not an IciTopology.
+  const IciTopology& topology() const;
+  const IciRoutes& routes() const { return routes_; }
   const IciLinkTiming& timing() const { return timing_; }
   /// Bytes each directed link (by LinkId) has carried or been given to carry.
   const std::vector<std::uint64_t>& link_bytes() const { return link_bytes_; }
@@ -86,7 +91,7 @@ class IciNetwork {
   void add_link_bytes(LinkId l, std::uint64_t b) { link_bytes_[l] += b; }
 
  private:
-  const IciTopology& topo_;
+  const IciRoutes& routes_;
   IciLinkTiming timing_;
   std::vector<std::uint64_t> link_bytes_;
 };

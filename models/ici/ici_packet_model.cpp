@@ -4,7 +4,7 @@
 
 namespace systole::models {
 
-IciPacketModel::IciPacketModel(const IciTopology& topo, const IciLinkTiming& timing)
+IciPacketModel::IciPacketModel(const IciRoutes& topo, const IciLinkTiming& timing)
     : IciNetwork(topo, timing), ports_(static_cast<std::size_t>(topo.link_slots())) {}
 
 void IciPacketModel::push(std::uint64_t at, Kind k, std::uint32_t flow, std::uint32_t hop,
@@ -30,7 +30,7 @@ std::uint32_t IciPacketModel::start(ChipId src, ChipId dst, std::uint64_t bytes,
   }
   Flow& f = flows_.back();
   f.transfer = id;
-  topology().route(src, dst, f.path);
+  routes().route(src, dst, f.path);
   const std::uint64_t p = timing().packet_bytes;
   const std::uint64_t full = bytes / p, rest = bytes % p;
   f.packets = static_cast<std::uint32_t>(full + (rest > 0 || full == 0 ? 1 : 0));

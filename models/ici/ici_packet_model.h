@@ -23,7 +23,7 @@ namespace systole::models {
 /// Packet-level ICI network: every packet, hop and credit (the reference).
 class IciPacketModel : public IciNetwork {
  public:
-  IciPacketModel(const IciTopology& topo, const IciLinkTiming& timing);
+  IciPacketModel(const IciRoutes& routes, const IciLinkTiming& timing);
 
   std::uint32_t start(ChipId src, ChipId dst, std::uint64_t bytes, std::uint64_t at_ps) override;
   std::uint64_t next_event_ps() const override {

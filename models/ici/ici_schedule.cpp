@@ -13,7 +13,7 @@ IciMessageId IciSchedule::add(ChipId src, ChipId dst, std::uint64_t bytes, const
   const auto id = static_cast<IciMessageId>(messages_.size());
   for (std::size_t i = 0; i < ndeps; ++i)
     SYSTOLE_ASSERT(deps[i] < id, "a message may only wait for earlier messages");
-  messages_.push_back({src, dst, bytes, release_ps});
+  messages_.push_back({src, dst, bytes, release_ps, 0});
   deps_.insert(deps_.end(), deps, deps + ndeps);
   dep_at_.push_back(static_cast<std::uint32_t>(deps_.size()));
   return id;
@@ -57,7 +57,7 @@ IciScheduleResult run_schedule(IciNetwork& net, const IciSchedule& s, std::uint6
   bool have_base = false;
   const auto launch = [&](IciMessageId m, std::uint64_t now) {
     const IciSchedule::Message& msg = s.message(m);
-    const std::uint64_t at = std::max(now, t0 + msg.release_ps);
+    const std::uint64_t at = std::max(now + msg.delay_ps, t0 + msg.release_ps);
     const std::uint32_t id = net.start(msg.src, msg.dst, msg.bytes, at);
     if (!have_base) {
       base = id;

@@ -1,7 +1,8 @@
 #pragma once
 // Messages with dependencies between them (a collective's steps, or any traffic pattern), and
 // the runner that plays them on an ICI network model: a message starts when every message it
-// depends on has arrived (and not before its release time). Plain C++, picoseconds.
+// depends on has arrived (and not before its release time), plus its own delay. Plain C++,
+// picoseconds.
 
 #include <cstdint>
 #include <initializer_list>
@@ -21,6 +22,7 @@ class IciSchedule {
     ChipId dst = 0;
     std::uint64_t bytes = 0;
     std::uint64_t release_ps = 0;  ///< the earliest start
+    std::uint64_t delay_ps = 0;    ///< time from its last dependency's arrival to its start
   };
 
   /// Adds a message that waits for `deps` (earlier ids) to arrive; returns its id.
@@ -35,6 +37,10 @@ class IciSchedule {
     return add(src, dst, bytes, deps.data(), deps.size(), release_ps);
   }
 
+  /// Message `i` starts `ps` after its last dependency arrived (or after the schedule's start):
+  /// a sender's reaction time, e.g. a flag seen and a copy launched (run_schedule honours it;
+  /// the SystemC shell IciNetworkModule does not).
+  void set_delay(IciMessageId i, std::uint64_t ps) { messages_[i].delay_ps = ps; }
   std::size_t size() const { return messages_.size(); }
   const Message& message(IciMessageId i) const { return messages_[i]; }
   /// The dependencies of message `i`.

@@ -32,6 +32,16 @@ struct IciStatsSource {
 /// A link's group name: c<chip>_<axis><p|m> ("c12_xp": chip 12's +x link).
 std::string ici_link_name(LinkId l);
 
+/// A whole-run stat's description (the network's stats are not per layer yet).
+stats::StatInfo ici_run_stat(const char* name, const char* unit, const char* desc,
+                             stats::ColumnType t = stats::ColumnType::kInt);
+
+/// Declares one directed link's stats in `g`: bytes, busy cycles, utilisation.
+void declare_ici_link_stats(stats::StatGroup& g, LinkId l, IciStatsSource src,
+                            const stats::Timebase& tb);
+/// Declares a collective's measured figures in `g`: group size, time, algbw, busbw, formula.
+void declare_collective_result(stats::StatGroup& g, std::function<const CollectiveResult&()> res);
+
 /// Declares the network's stats in `g` (its group, kind ici): totals, one group per existing
 /// link of `topo`, and one per collective recorded so far (declare after the run).
 void declare_ici_stats(stats::StatGroup& g, const IciTopology& topo, IciStatsSource src,

@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "models/ici/ici_config.h"
+#include "models/ici/ici_routes.h"
 
 namespace systole::models {
 
-using ChipId = std::uint32_t;
-using LinkId = std::uint32_t;  ///< chip x 6 + port: the directed link leaving that port
+// A LinkId here is chip x 6 + port: the directed link leaving that port.
 constexpr int kIciPorts = 6;
 
 /// Chip coordinates (x, y, z).
@@ -24,7 +24,7 @@ using ChipCoord = std::array<int, 3>;
 /// Networks", IEEE TPDS 21(12), 2010; TPU v4 paper §"twisted torus"): in a k x k x 2k or
 /// k x 2k x 2k slice, the wrap-around link of each k-chip dimension also moves k chips along
 /// every 2k-chip dimension.
-class IciTopology {
+class IciTopology : public IciRoutes {
  public:
   IciTopology(IciTopologyKind kind, std::array<std::int64_t, 3> shape);
   explicit IciTopology(const IciConfig& c) : IciTopology(c.topology, c.shape) {}
@@ -33,7 +33,7 @@ class IciTopology {
   const std::array<int, 3>& shape() const { return shape_; }
   int chips() const { return chips_; }
   /// Directed link ids run over [0, link_slots()); has_link() says which exist.
-  int link_slots() const { return chips_ * kIciPorts; }
+  int link_slots() const override { return chips_ * kIciPorts; }
 
   ChipCoord coord(ChipId c) const;
   ChipId chip(const ChipCoord& c) const;
@@ -59,7 +59,7 @@ class IciTopology {
   /// Appends the links of the route from `src` to `dst`: minimal, dimension by dimension (the
   /// twisted dimensions first); a tie between the two ways round a ring goes the + way from an
   /// even coordinate and the - way from an odd one.
-  void route(ChipId src, ChipId dst, std::vector<LinkId>& out) const;
+  void route(ChipId src, ChipId dst, std::vector<LinkId>& out) const override;
   /// Links on the route from `src` to `dst`.
   int hops(ChipId src, ChipId dst) const;
 
