@@ -15,6 +15,12 @@ std::vector<workloads::Layer> TpuChipSystem::layers(const workloads::Workload& w
 }
 
 workloads::CompiledWorkload TpuChipSystem::compile(const workloads::Workload& w) const {
+  for (const auto& l : w.layers)
+    if (workloads::is_collective_op(l.op))
+      throw WorkloadError(fmt::format(
+          "layer '{}': a collective ({}) needs a multi-chip system (system kind tpu_pod); one "
+          "chip has no peers",
+          l.name, workloads::layer_op_name(l.op)));
   return workloads::compile(cfg_.chip, layers(w), mapping());
 }
 
