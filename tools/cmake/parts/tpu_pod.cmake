@@ -26,3 +26,11 @@ if(SYSTOLE_BUILD_TESTS)
   add_dependencies(pod_e2e_tests simrun)
 endif()
 
+# Validation: TPU v5e ICI all-gather measurements (tests/validation/README.md).
+if(SYSTOLE_BUILD_TESTS)
+  systole_test(pod_validation_tests
+    SOURCES ${PROJECT_SOURCE_DIR}/tests/validation/tpu_pod/test_tpuv5e_ici.cpp
+    LINKS sim_stats_hdf5
+    LABELS validation)
+  add_dependencies(pod_validation_tests simrun)
+endif()
