@@ -12,11 +12,11 @@ using namespace systole;
 namespace {
 
 // A TPU v4 chip with the bandwidth HBM (fast), on an ICI slice of `shape`.
-models::TpuPodConfig pod(const std::string& shape, int tensor, const std::string& topo = "torus") {
+models::TpuPodConfig pod(const std::string& shape, int tensor, const std::string& model = "flow") {
   const auto node = config::parse_yaml(
       "chip: {hbm: {model: bandwidth, bandwidth: 1200GB/s, capacity: 32GiB}}\n"
       "ici: {shape: \"" +
-          shape + "\", topology: " + topo +
+          shape + "\", model: " + model +
           "}\n"
           "parallel: {tensor: " +
           std::to_string(tensor) + "}\n",
@@ -97,4 +97,17 @@ TEST_CASE("tpu_pod: a tensor-parallel all-reduce overlaps the next layer's weigh
   // g3 starts computing sooner than with each layer starting cold: its span after the
   // all-reduce is shorter than g1's, which loaded its weights from scratch.
   REQUIRE(r.layers.get_number(3, "time") < r.layers.get_number(0, "time"));
+}
+
+TEST_CASE("tpu_pod: with the packet-level network a collective layer meets the formula too",
+          "[sc][pod]") {
+  // The reference network (every packet, every hop, credits) under the same chip program: an
+  // idle ring's all-reduce meets its alpha-beta time (models/ici/README.md: 0.1% + 1 ns).
+  models::TpuPodSystem sys(pod("4x2", 1, "packet"));
+  const auto r = sys.run(workload("layers: [{op: all_reduce, bytes: 2MiB, group: [x]}]"), {});
+  const double t = r.layers.get_number(0, "collective_time");
+  const double f = r.layers.get_number(0, "collective_formula_time");
+  INFO("simulated " << t << " s, alpha-beta " << f << " s");
+  REQUIRE(t > 0);
+  REQUIRE(std::abs(t - f) <= 1e-3 * f + 1e-9);
 }

@@ -67,8 +67,19 @@ PodCommRun pod_comm(const std::vector<PodCollectiveRecord>& records, const stats
 
 void declare_pod_stats(stats::StatGroup& chip, const PodCommRun& run, const IciNetworkModule* net,
                        const stats::Timebase& tb) {
-  const auto scoped = [&run](const std::vector<double> PodCommRun::*f) {
-    return [&run, f](std::size_t s) { return s == kRun ? sum(run.*f) : (run.*f).at(s); };
+  using Field = const std::vector<double> PodCommRun::*;
+  const auto value = [&run](Field f, std::size_t s) {
+    return s == kRun ? sum(run.*f) : (run.*f).at(s);
+  };
+  const auto scoped = [value](Field f) {
+    return [value, f](std::size_t s) { return value(f, s); };
+  };
+  // f / time_s in a scope (0 where no collective ran).
+  const auto per_second = [value](Field f) {
+    return [value, f](std::size_t s) {
+      const double t = value(&PodCommRun::time_s, s);
+      return t > 0 ? value(f, s) / t : 0.0;
+    };
   };
   chip.formula({"collective_time", "s", "time collectives ran (first message to last arrival)",
                 ColumnType::kFloat},
@@ -80,20 +91,12 @@ void declare_pod_stats(stats::StatGroup& chip, const PodCommRun& run, const IciN
                 "collective algorithm bandwidth: S / time (nccl-tests doc/PERFORMANCE.md); 0: "
                 "no collective",
                 ColumnType::kFloat},
-               [&run](std::size_t s) {
-                 const double t = s == kRun ? sum(run.time_s) : run.time_s.at(s);
-                 const double b = s == kRun ? sum(run.bytes) : run.bytes.at(s);
-                 return t > 0 ? b / t : 0.0;
-               });
+               per_second(&PodCommRun::bytes));
   chip.formula({"busbw", "B/s",
                 "collective bus bandwidth: algbw x 2(p-1)/p (all-reduce) or (p-1)/p "
                 "(nccl-tests doc/PERFORMANCE.md), time-weighted over the collectives",
                 ColumnType::kFloat},
-               [&run](std::size_t s) {
-                 const double t = s == kRun ? sum(run.time_s) : run.time_s.at(s);
-                 const double w = s == kRun ? sum(run.busbw_time) : run.busbw_time.at(s);
-                 return t > 0 ? w / t : 0.0;
-               });
+               per_second(&PodCommRun::busbw_time));
   chip.formula({"collective_formula_time", "s",
                 "alpha-beta time of the collectives on an idle network (models/ici/README.md)",
                 ColumnType::kFloat},

@@ -7,6 +7,7 @@
 #include "models/ici/ici_module.h"
 #include "models/systems/tpu_chip/tpu_chip_module.h"
 #include "models/systems/tpu_chip/tpu_chip_stats.h"
+#include "models/systems/tpu_chip/tpu_chip_system.h"
 #include "models/systems/tpu_pod/pod_collective_unit.h"
 #include "models/systems/tpu_pod/tpu_pod_stats.h"
 #include "sim/core/units.h"
@@ -86,12 +87,7 @@ stats::PointResult TpuPodSystem::run(const workloads::Workload& w, const RunOpti
   PodCollectiveUnit ici("chip0_ici", static_cast<std::uint16_t>(chip.units()), top.scoreboard(),
                         &trace, net);
   top.add_unit("ici", &ici);
-  std::vector<std::shared_ptr<VmemPort>> vmem_ports;
-  for (std::int64_t c = 0; c < chip.tensor_cores; ++c)
-    vmem_ports.push_back(
-        std::make_shared<VmemPort>(chip.vmem.bandwidth.value() / chip.clock.value()));
-  for (const auto& m : top.mxus())
-    m->attach_vmem(vmem_ports[static_cast<size_t>(m->id() / chip.units_per_core())]);
+  share_vmem_ports(top);
   TpuChipStats tree(chip, &top);
 
   const double start_ps = static_cast<double>(sc_core::sc_time_stamp().value());
@@ -112,10 +108,7 @@ stats::PointResult TpuPodSystem::run(const workloads::Workload& w, const RunOpti
     res.trace.units = program.units;
     res.trace.places = trace.places;
     res.trace.events = std::move(trace.events);
-    for (auto& e : res.trace.events) {  // picoseconds to cycles
-      e.begin = static_cast<std::uint64_t>(tree.timebase().cycles(static_cast<double>(e.begin)));
-      e.end = static_cast<std::uint64_t>(tree.timebase().cycles(static_cast<double>(e.end)));
-    }
+    trace_ps_to_cycles(res.trace, tree.timebase());
   }
   return res;
 }

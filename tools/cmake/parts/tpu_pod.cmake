@@ -10,6 +10,7 @@ if(SYSTOLE_BUILD_TESTS)
   systole_test(pod_unit_tests
     SOURCES ${PROJECT_SOURCE_DIR}/tests/unit/workloads/test_parallel_plan.cpp
             ${PROJECT_SOURCE_DIR}/tests/unit/workloads/test_collective_layers.cpp
+            ${PROJECT_SOURCE_DIR}/tests/unit/workloads/test_tpu_pod_config.cpp
     LINKS models_system_config
     LABELS pod)
   systole_test(pod_sc_tests
