@@ -4,6 +4,7 @@
 #include "models/nvlink/nvlink_config.h"
 #include "models/systems/gpu_device/gpu_device_system.h"
 #include "models/systems/tpu_chip/tpu_chip_system.h"
+#include "models/systems/tpu_pod/tpu_pod_system.h"
 #include "workloads/frontends/yaml_workload.h"
 
 namespace systole::models {
@@ -11,6 +12,7 @@ namespace systole::models {
 void register_all(Registry& r) {
   register_tpu_chip(r);
   register_gpu_device(r);
+  register_tpu_pod(r);
   r.add({"ici",
          "component",
          "ICI torus network between chips: flow-level (max-min) or packet-level reference",

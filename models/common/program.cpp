@@ -12,6 +12,8 @@ const char* op_kind_name(OpKind k) {
       return "matmul";
     case OpKind::kVector:
       return "vector";
+    case OpKind::kCollective:
+      return "collective";
   }
   return "?";
 }

@@ -18,6 +18,9 @@ enum class OpKind : std::uint8_t {
   kStore,   ///< DMA: VMEM -> memory
   kMatmul,  ///< MXU: A[m x k] (streamed) times W[k x n] (stationary), accumulate into C[m x n]
   kVector,  ///< vector unit: `lane_ops` lane operations over data in VMEM
+  /// ICI: a collective over the chips of a slice (CollectiveStep: `bytes` = S per chip, `m` =
+  /// the collective, `k` = the algorithm, `n` = the group's torus axes as a mask x=1, y=2, z=4)
+  kCollective,
 };
 const char* op_kind_name(OpKind k);
 

@@ -66,6 +66,31 @@ std::string format_table(const std::vector<std::string>& header,
   return out;
 }
 
+namespace {
+
+bool has_metric(const PointResult& p, const std::string& name) {
+  for (const auto& c : p.metrics.columns())
+    if (c.name == name) return true;
+  return false;
+}
+
+/// Multi-chip points (tpu_pod): their collectives, beside the table of points.
+std::string communication_summary(const std::vector<PointResult>& points) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& p : points) {
+    if (!p.ok() || !has_metric(p, "collective_time")) continue;
+    rows.push_back({std::to_string(p.id), metric_text(p, "collective_time", Dimension::kTime),
+                    metric_text(p, "exposed_comm_time", Dimension::kTime),
+                    format_quantity(p.metrics.number("busbw"), Dimension::kBandwidth),
+                    fmt::format("{:.3f}", p.metrics.number("max_link_utilization"))});
+  }
+  if (rows.empty()) return "";
+  return "\n" +
+         format_table({"point", "collectives", "exposed comm", "busbw", "max link util"}, rows);
+}
+
+}  // namespace
+
 std::string points_summary(const std::vector<PointResult>& points,
                            const std::vector<std::string>& swept_paths) {
   std::vector<std::string> header = {"point", "id"};
@@ -96,6 +121,7 @@ std::string points_summary(const std::vector<PointResult>& points,
     rows.push_back(std::move(r));
   }
   std::string out = format_table(header, rows);
+  out += communication_summary(points);
   for (const auto& p : points)
     if (!p.ok()) out += fmt::format("point {} (id {}) failed: {}\n", p.id, p.key, p.error);
   return out;

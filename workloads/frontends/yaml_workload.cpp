@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "sim/core/text.h"
 #include "workloads/frontends/expr.h"
@@ -56,6 +57,12 @@ struct VecSpec : Base {
 struct LstmSpec : Base {
   std::int64_t batch = 0, input = 0, hidden = 0, steps = 0;
 };
+struct CollSpec : Base {
+  std::int64_t bytes = 0;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kDefault;
+};
+
+constexpr std::int64_t kMaxCollectiveBytes = 1ll << 50;  // 1 PiB: far beyond any device's memory
 
 const SchemaOf<GemmSpec>& gemm_schema() {
   static const SchemaOf<GemmSpec> s = [] {
@@ -126,6 +133,85 @@ const SchemaOf<LstmSpec>& lstm_schema() {
     return b;
   }();
   return s;
+}
+
+const SchemaOf<CollSpec>& coll_schema(LayerOp op) {
+  auto make = [](const char* name, const char* doc) {
+    SchemaOf<CollSpec> b(name, doc);
+    common_fields(b);
+    b.integer("bytes", &CollSpec::bytes, std::nullopt, 0, kMaxCollectiveBytes,
+              "S per device as nccl-tests defines it (NVIDIA/nccl-tests doc/PERFORMANCE.md): "
+              "an expression of params, or a size such as 16MiB",
+              "B")
+        .choice<CollectiveAlgorithm>("algorithm", &CollSpec::algorithm,
+                                     {{"default", CollectiveAlgorithm::kDefault},
+                                      {"ring", CollectiveAlgorithm::kRing},
+                                      {"bidir_ring", CollectiveAlgorithm::kBidirRing},
+                                      {"torus", CollectiveAlgorithm::kTorus}},
+                                     std::string("default"),
+                                     "ring | bidir_ring | torus (default: the network's choice)")
+        .ignore("group");  // all, or a list of torus axes: read_group
+    return b;
+  };
+  static const SchemaOf<CollSpec> ar =
+      make("all_reduce", "all-reduce of S bytes over the group (reduce-scatter + all-gather)");
+  static const SchemaOf<CollSpec> rs =
+      make("reduce_scatter", "reduce-scatter: S bytes in per device, S / p out");
+  static const SchemaOf<CollSpec> ag =
+      make("all_gather", "all-gather: S / p bytes in per device, S out");
+  static const SchemaOf<CollSpec> a2a =
+      make("all_to_all", "all-to-all: each device sends S / p bytes to every other");
+  switch (op) {
+    case LayerOp::kAllReduce:
+      return ar;
+    case LayerOp::kReduceScatter:
+      return rs;
+    case LayerOp::kAllGather:
+      return ag;
+    default:
+      return a2a;
+  }
+}
+
+// `group:` of a collective layer: `all` (the default) or a list of torus axes ([x], [y, z]).
+void read_group(const Node& n, const std::string& path, CollectiveShape& c) {
+  const Node* g = n.find("group");
+  if (!g) return;
+  const std::string gpath = path + ".group";
+  if (g->is_scalar() && config::to_string(*g, gpath) == "all") return;
+  std::vector<Node> items = g->is_seq() ? g->items() : std::vector<Node>{*g};
+  if (items.empty())
+    throw ConfigError(g->origin(), gpath, "expected 'all' or a list of torus axes (x, y, z)");
+  c.all = false;
+  c.axes = {false, false, false};
+  const std::vector<std::string> axes = {"x", "y", "z"};
+  for (size_t j = 0; j < items.size(); ++j) {
+    const std::string at = g->is_seq() ? fmt::format("{}[{}]", gpath, j) : gpath;
+    const std::string a = config::to_string(items[j], at);
+    const auto it = std::find(axes.begin(), axes.end(), a);
+    if (it == axes.end())
+      throw ConfigError(items[j].origin(), at,
+                        fmt::format("unknown group axis '{}'{}; a group is 'all' or a list of "
+                                    "torus axes: x, y, z",
+                                    a, did_you_mean(a, axes)));
+    auto& flag = c.axes[static_cast<size_t>(it - axes.begin())];
+    if (flag) throw ConfigError(items[j].origin(), at, fmt::format("axis '{}' named twice", a));
+    flag = true;
+  }
+}
+
+// A collective's `bytes:` given as a size with a unit ("34MB", "16MiB") becomes an integer.
+Node with_size(const Node& n, const std::string& path) {
+  Node out = n;
+  for (auto& e : out.entries()) {
+    if (e.key != "bytes" || !e.value.is_scalar()) continue;
+    const std::string t = e.value.text();
+    if (t.empty() || !std::isdigit(static_cast<unsigned char>(t[0])) || t.back() != 'B') continue;
+    const double v = config::to_quantity(e.value, path + ".bytes", Dimension::kBytes, 0,
+                                         static_cast<double>(kMaxCollectiveBytes));
+    e.value = Node::scalar(std::to_string(static_cast<std::int64_t>(v)), e.value.origin());
+  }
+  return out;
 }
 
 const SchemaOf<VecSpec>& vec_schema(LayerOp op) {
@@ -209,7 +295,8 @@ Layer parse_layer(const Node& n, const std::string& path, size_t index, const Pa
                         fmt::format("unknown op '{}'{}; known ops: {}", name,
                                     did_you_mean(name, names), join(names)));
   }
-  const Node node = with_params(n, layer_schema(op), params, path);
+  const Node node =
+      with_params(is_collective_op(op) ? with_size(n, path) : n, layer_schema(op), params, path);
   Layer l;
   l.origin = n.origin();
   auto bad = [&](const std::string& field, const std::string& why) {
@@ -271,6 +358,17 @@ Layer parse_layer(const Node& n, const std::string& path, size_t index, const Pa
       l.n = 4 * s.hidden;
       if (s.repeat * s.steps > (1 << 20)) bad("steps", "repeat x steps exceeds 2^20");
       l.repeat = s.repeat * s.steps;  // one instance per time step (and stacked layer)
+      break;
+    }
+    case LayerOp::kAllReduce:
+    case LayerOp::kReduceScatter:
+    case LayerOp::kAllGather:
+    case LayerOp::kAllToAll: {
+      const auto c = coll_schema(op).load(node, path);
+      fill_common(l, c, op, index);
+      l.coll.bytes = static_cast<std::uint64_t>(c.bytes);
+      l.coll.algorithm = c.algorithm;
+      read_group(n, path, l.coll);
       break;
     }
     default: {
@@ -417,7 +515,11 @@ const std::vector<std::pair<std::string, LayerOp>>& layer_ops() {
       {"silu", LayerOp::kSilu},
       {"add", LayerOp::kAdd},
       {"mul", LayerOp::kMul},
-      {"lstm", LayerOp::kLstm}};
+      {"lstm", LayerOp::kLstm},
+      {"all_reduce", LayerOp::kAllReduce},
+      {"reduce_scatter", LayerOp::kReduceScatter},
+      {"all_gather", LayerOp::kAllGather},
+      {"all_to_all", LayerOp::kAllToAll}};
   return ops;
 }
 
@@ -431,6 +533,11 @@ const config::Schema& layer_schema(LayerOp op) {
       return attn_schema();
     case LayerOp::kLstm:
       return lstm_schema();
+    case LayerOp::kAllReduce:
+    case LayerOp::kReduceScatter:
+    case LayerOp::kAllGather:
+    case LayerOp::kAllToAll:
+      return coll_schema(op);
     default:
       return vec_schema(op);
   }

@@ -31,13 +31,39 @@ const char* layer_op_name(LayerOp op) {
       return "mul";
     case LayerOp::kLstm:
       return "lstm";
+    case LayerOp::kAllReduce:
+      return "all_reduce";
+    case LayerOp::kReduceScatter:
+      return "reduce_scatter";
+    case LayerOp::kAllGather:
+      return "all_gather";
+    case LayerOp::kAllToAll:
+      return "all_to_all";
   }
   return "?";
 }
 
+bool is_collective_op(LayerOp op) {
+  return op == LayerOp::kAllReduce || op == LayerOp::kReduceScatter || op == LayerOp::kAllGather ||
+         op == LayerOp::kAllToAll;
+}
+
+const char* collective_algorithm_text(CollectiveAlgorithm a) {
+  switch (a) {
+    case CollectiveAlgorithm::kRing:
+      return "ring";
+    case CollectiveAlgorithm::kBidirRing:
+      return "bidir_ring";
+    case CollectiveAlgorithm::kTorus:
+      return "torus";
+    default:
+      return "default";
+  }
+}
+
 bool is_vector_op(LayerOp op) {
   return op != LayerOp::kGemm && op != LayerOp::kConv2d && op != LayerOp::kAttention &&
-         op != LayerOp::kLstm;
+         op != LayerOp::kLstm && !is_collective_op(op);
 }
 
 std::uint64_t AttentionShape::scores_per_head() const {
@@ -92,6 +118,15 @@ std::string Layer::shape() const {
     }
     case LayerOp::kLstm:  // sequences x input -> hidden
       return fmt::format("{}x{}->{}", m, k - hidden(), hidden());
+    case LayerOp::kAllReduce:
+    case LayerOp::kReduceScatter:
+    case LayerOp::kAllGather:
+    case LayerOp::kAllToAll: {
+      std::string g;
+      for (int a = 0; a < 3; ++a)
+        if (coll.axes[static_cast<size_t>(a)]) g += "xyz"[a];
+      return fmt::format("{} B over {}", coll.bytes, coll.all ? "all" : g);
+    }
     default:
       return fmt::format("{}x{}", vec.rows, vec.cols);
   }

@@ -3,6 +3,7 @@
 // vector ops around them (softmax, layernorm, rmsnorm, GELU/SiLU, residual add), and LSTM
 // cells.
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -23,12 +24,19 @@ enum class LayerOp {
   kSilu,
   kAdd,
   kMul,
-  kLstm  ///< one LSTM cell step: gate GEMM on the MXUs, the cell's nonlinearities on the vector
-         ///< unit
+  kLstm,  ///< one LSTM cell step: gate GEMM on the MXUs, the cell's nonlinearities on the
+          ///< vector unit
+  // Collectives over the devices of a multi-chip system (tpu_pod): CollectiveShape.
+  kAllReduce,
+  kReduceScatter,
+  kAllGather,
+  kAllToAll
 };
 const char* layer_op_name(LayerOp op);
 /// True for the ops that run on the vector unit.
 bool is_vector_op(LayerOp op);
+/// True for all_reduce, reduce_scatter, all_gather and all_to_all.
+bool is_collective_op(LayerOp op);
 
 /// conv2d in NHWC with square-symmetric stride, padding and dilation; K filters of R x S x
 /// C/groups.
@@ -54,6 +62,22 @@ struct AttentionShape {
 struct VectorShape {
   std::int64_t rows = 0, cols = 0;
 };
+
+/// How a collective layer moves its data (models/ici/README.md): ring, bidirectional ring, or
+/// the multi-dimensional torus algorithm; kDefault lets the network choose (ICI: torus).
+enum class CollectiveAlgorithm : std::uint8_t { kDefault, kRing, kBidirRing, kTorus };
+
+/// A collective layer: `bytes` is S, the whole array per device as nccl-tests defines it
+/// (NVIDIA/nccl-tests doc/PERFORMANCE.md): the all-reduce buffer, the reduce-scatter input, the
+/// all-gather output, the all-to-all send buffer. The group is every device, or the devices
+/// along the named torus axes (one group per line of chips along them, all running at once).
+struct CollectiveShape {
+  std::uint64_t bytes = 0;
+  std::array<bool, 3> axes{{true, true, true}};  ///< x, y, z
+  bool all = true;                               ///< the group is every device
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kDefault;
+};
+const char* collective_algorithm_text(CollectiveAlgorithm a);
 
 /// An elementwise layer fused into the epilogue of the GEMM before it: applied by the vector
 /// unit to each output tile before the tile is stored (see fuse_epilogues, mapping/layer_plan.h).
@@ -82,6 +106,7 @@ struct Layer {
   ConvShape conv;                  ///< conv2d
   AttentionShape attn;             ///< attention
   VectorShape vec;                 ///< vector ops
+  CollectiveShape coll;            ///< collectives
   std::vector<Epilogue> epilogue;  ///< gemm: elementwise layers fused into its output tiles
   /// gemm: the epilogue is gated (GLU: SwiGLU, GeGLU; set by fuse_epilogues): stored column j
   /// is act(column 2j) x column 2j + 1, the gate and up weight columns interleaved as fused GLU

@@ -1,5 +1,7 @@
 #include "workloads/lowering/compile.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "sim/core/error.h"
@@ -70,7 +72,34 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> fifo_slots(
   return out;
 }
 
+/// True when `p` is only collectives (it touches no VMEM buffer and no weight FIFO).
+bool communication_only(const Program& p) {
+  return !p.ops.empty() && std::all_of(p.ops.begin(), p.ops.end(),
+                                       [](const Op& o) { return o.kind == OpKind::kCollective; });
+}
+
 }  // namespace
+
+CompiledLayer lower_collective(const Layer& l, const std::string& device) {
+  SYSTOLE_ASSERT(is_collective_op(l.op), "lower_collective given another layer");
+  CompiledLayer c;
+  c.layer = l;
+  Op op;
+  op.kind = OpKind::kCollective;
+  op.operand = Operand::kInput;  // it reads the layer before it: waits for it
+  op.unit = 0;
+  op.bytes = l.coll.bytes;
+  op.m = static_cast<std::uint32_t>(static_cast<int>(l.op) - static_cast<int>(LayerOp::kAllReduce));
+  op.k = static_cast<std::uint32_t>(l.coll.algorithm);
+  for (int a = 0; a < 3; ++a)
+    if (l.coll.axes[static_cast<size_t>(a)]) op.n |= 1u << a;
+  c.lowered.units = {device + ".ici"};
+  c.lowered.ops.push_back(op);
+  c.tile = l.coll.algorithm == CollectiveAlgorithm::kDefault
+               ? "network default"
+               : collective_algorithm_text(l.coll.algorithm);
+  return c;
+}
 
 void link_instance(Program& whole, const Program& part, std::uint32_t layer,
                    const models::TpuChipConfig& chip, bool overlap) {
@@ -119,9 +148,11 @@ void link_instance(Program& whole, const Program& part, std::uint32_t layer,
     whole.ops.push_back(std::move(op));
   }
   SYSTOLE_ASSERT(waits || part.ops.empty(), "a linked instance that reads nothing before it");
-  whole.vmem_tail = part.vmem_tail;
-  for (auto& t : whole.vmem_tail)
-    for (auto& o : t.ops) o += offset;
+  if (!communication_only(part)) {  // a collective leaves the VMEM buffers as they were
+    whole.vmem_tail = part.vmem_tail;
+    for (auto& t : whole.vmem_tail)
+      for (auto& o : t.ops) o += offset;
+  }
   // Each FIFO's tail: the last step's that used it (a FIFO this instance left alone keeps its).
   for (const auto& f : part.fifos) {
     const auto unit = static_cast<std::uint16_t>(unit_to.at(f.unit));
@@ -140,6 +171,10 @@ CompiledWorkload compile(const models::TpuChipConfig& chip, const std::vector<La
   out.layer_overlap = opt.layer_overlap;
   const auto handoffs = plan_handoffs(chip, layers, opt);
   for (size_t i = 0; i < layers.size(); ++i) {
+    if (is_collective_op(layers[i].op)) {
+      out.layers.push_back(lower_collective(layers[i]));
+      continue;
+    }
     LoweredLayer lowered = lower_layer(chip, layers[i], opt, handoffs[i]);
     CompiledLayer c;
     c.layer = layers[i];

@@ -42,6 +42,11 @@ struct CompiledWorkload {
 CompiledWorkload compile(const models::TpuChipConfig& chip, const std::vector<Layer>& layers,
                          const MappingOptions& opt);
 
+/// A collective layer as one op (OpKind::kCollective) on `device`'s ICI unit (`chip0.ici`): it
+/// waits for the layer before it; the next layer's weight prefetch overlaps it (link_instance
+/// keeps the VMEM tail of the layer before the collective).
+CompiledLayer lower_collective(const Layer& l, const std::string& device = "chip0");
+
 /// The whole workload's program: every layer's instances linked in order. `first_op[l]` is
 /// where layer l's ops begin (they are contiguous; one more entry marks the end).
 models::Program link(const models::TpuChipConfig& chip, const CompiledWorkload& c,

@@ -397,6 +397,10 @@ GpuProgram Compiler::run(const std::vector<Layer>& layers) {
   p_.layers.resize(layers.size());
   for (size_t i = 0; i < layers.size(); ++i) {
     const Layer& l = layers[i];
+    if (is_collective_op(l.op))
+      throw WorkloadError(fmt::format(
+          "layer '{}': a collective ({}) needs a multi-device system; one GPU has no peers", l.name,
+          layer_op_name(l.op)));
     p_.layers[i].layer = l;
     switch (l.op) {
       case LayerOp::kGemm:

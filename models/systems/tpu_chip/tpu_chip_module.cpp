@@ -51,6 +51,8 @@ std::vector<UnitModule*> TpuChipModule::resolve(const Program& program) {
     UnitModule* found = nullptr;
     for (std::size_t u = 0; u < units_.size() && !found; ++u)
       if (path == self + "." + cfg_.unit_name(static_cast<std::uint16_t>(u))) found = units_[u];
+    for (const auto& [local, unit] : extra_)
+      if (!found && path == self + "." + local) found = unit;
     if (!found)
       throw SimError(
           fmt::format("the program names unit '{}', which netlist '{}' does not have", path, self));
@@ -78,12 +80,14 @@ sc_core::sc_time TpuChipModule::run(const Program& program, std::uint32_t layers
     by_index[u]->enqueue(i);
   }
   for (auto* u : units_) u->kick(layers);
+  for (auto& e : extra_) e.second->kick(layers);
   const sc_core::sc_time start = sc_core::sc_time_stamp();
   sc_core::sc_start();  // runs until no event is pending: the program is done or deadlocked
   if (board_.completed() != board_.size())
     throw SimError(fmt::format("the program deadlocked: {} of {} operations completed",
                                board_.completed(), board_.size()));
   for (auto* u : units_) u->end_run();
+  for (auto& e : extra_) e.second->end_run();
   return sc_core::sc_time_stamp() - start;
 }
 

@@ -5,6 +5,8 @@
 // whole workload's program under one sc_start.
 
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "models/common/scoreboard.h"
@@ -29,6 +31,11 @@ class TpuChipModule : public sc_core::sc_module {
   sc_core::sc_time run(const Program& program, std::uint32_t layers);
   /// The scoreboard of the last run: when each op completed.
   const Scoreboard& board() const { return board_; }
+  /// The scoreboard units of this chip report to: for a unit added with add_unit.
+  Scoreboard& scoreboard() { return board_; }
+  /// Adds a unit built outside the chip (a pod's ICI collective unit, reporting to
+  /// scoreboard()) under the path `<name>.<local>`; call before run().
+  void add_unit(const std::string& local, UnitModule* unit) { extra_.emplace_back(local, unit); }
 
   const TpuChipConfig& config() const { return cfg_; }
   sc_core::sc_time period() const { return period_; }
@@ -54,7 +61,8 @@ class TpuChipModule : public sc_core::sc_module {
   std::vector<std::unique_ptr<MxuModule>> mxus_;
   std::vector<std::unique_ptr<DmaModule>> dmas_;
   std::vector<std::unique_ptr<VectorModule>> vpus_;
-  std::vector<UnitModule*> units_;  // by unit id
+  std::vector<UnitModule*> units_;                          // by unit id
+  std::vector<std::pair<std::string, UnitModule*>> extra_;  // add_unit
   /// Resolves the program's unit paths to this netlist's units and routes its memories.
   std::vector<UnitModule*> resolve(const Program& program);
 };

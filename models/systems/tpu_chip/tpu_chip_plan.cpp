@@ -34,6 +34,8 @@ LayerCounts count(const workloads::CompiledLayer& l) {
         c.vector += 1;
         c.vmem += op.bytes;
         break;
+      case OpKind::kCollective:  // over ICI (tpu_pod): no chip memory traffic counted here
+        break;
     }
   }
   const auto r = static_cast<std::uint64_t>(l.layer.repeat);

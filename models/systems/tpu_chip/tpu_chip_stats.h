@@ -37,6 +37,8 @@ class TpuChipStats {
   void write(stats::PointResult& res) const;
 
   const stats::StatGroup& root() const { return root_; }
+  /// For a system built around the chip (tpu_pod) to declare its own stats beside the chip's.
+  stats::StatGroup& root() { return root_; }
   const stats::Timebase& timebase() const { return run_.tb; }
   /// The tables the tree yields, in /points/<id>/units order (the first is /layers).
   static const std::vector<stats::TableSpec>& tables();

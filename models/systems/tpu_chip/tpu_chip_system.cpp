@@ -15,6 +15,12 @@ std::vector<workloads::Layer> TpuChipSystem::layers(const workloads::Workload& w
 }
 
 workloads::CompiledWorkload TpuChipSystem::compile(const workloads::Workload& w) const {
+  for (const auto& l : w.layers)
+    if (workloads::is_collective_op(l.op))
+      throw WorkloadError(fmt::format(
+          "layer '{}': a collective ({}) needs a multi-chip system (system kind tpu_pod); one "
+          "chip has no peers",
+          l.name, workloads::layer_op_name(l.op)));
   return workloads::compile(cfg_.chip, layers(w), mapping());
 }
 
@@ -36,13 +42,7 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
 
   const workloads::CompiledWorkload prog = compile(w);
   TpuChipModule top("chip0", chip, &res.trace);
-  // The MXUs of a TensorCore share its VMEM read port (vmem.bandwidth).
-  std::vector<std::shared_ptr<VmemPort>> vmem_ports;
-  for (std::int64_t c = 0; c < chip.tensor_cores; ++c)
-    vmem_ports.push_back(
-        std::make_shared<VmemPort>(chip.vmem.bandwidth.value() / chip.clock.value()));
-  for (const auto& m : top.mxus())
-    m->attach_vmem(vmem_ports[static_cast<size_t>(m->id() / chip.units_per_core())]);
+  share_vmem_ports(top);
   TpuChipStats tree(chip, &top);  // the stats tree, read after the run
 
   const double start_ps = static_cast<double>(sc_core::sc_time_stamp().value());
@@ -52,12 +52,24 @@ stats::PointResult TpuChipSystem::run(const workloads::Workload& w, const RunOpt
   top.run(program, static_cast<std::uint32_t>(prog.layers.size()));
   tree.finish(prog, first_op, start_ps);
   tree.write(res);  // /layers, /units/*, metrics: visits of the tree
-
-  for (auto& e : res.trace.events) {  // picoseconds to cycles
-    e.begin = static_cast<std::uint64_t>(tree.timebase().cycles(static_cast<double>(e.begin)));
-    e.end = static_cast<std::uint64_t>(tree.timebase().cycles(static_cast<double>(e.end)));
-  }
+  trace_ps_to_cycles(res.trace, tree.timebase());
   return res;
+}
+
+void share_vmem_ports(TpuChipModule& top) {
+  const TpuChipConfig& chip = top.config();
+  std::vector<std::shared_ptr<VmemPort>> ports;
+  for (std::int64_t c = 0; c < chip.tensor_cores; ++c)
+    ports.push_back(std::make_shared<VmemPort>(chip.vmem.bandwidth.value() / chip.clock.value()));
+  for (const auto& m : top.mxus())
+    m->attach_vmem(ports[static_cast<size_t>(m->id() / chip.units_per_core())]);
+}
+
+void trace_ps_to_cycles(stats::Trace& t, const stats::Timebase& tb) {
+  for (auto& e : t.events) {
+    e.begin = static_cast<std::uint64_t>(tb.cycles(static_cast<double>(e.begin)));
+    e.end = static_cast<std::uint64_t>(tb.cycles(static_cast<double>(e.end)));
+  }
 }
 
 void register_tpu_chip(Registry& r) {

@@ -4,6 +4,7 @@
 #include "models/systems/system.h"
 #include "models/systems/tpu_chip/tpu_system_config.h"
 #include "sim/registry/registry.h"
+#include "sim/stats/timebase.h"
 #include "workloads/lowering/compile.h"
 #include "workloads/mapping/layer_plan.h"
 
@@ -27,6 +28,12 @@ class TpuChipSystem : public System {
  private:
   TpuSystemConfig cfg_;
 };
+
+class TpuChipModule;
+/// Gives the MXUs of each TensorCore of `top` one shared VMEM read port (vmem.bandwidth).
+void share_vmem_ports(TpuChipModule& top);
+/// Converts the events of `t` from picoseconds (as units record them) to `tb`'s cycles.
+void trace_ps_to_cycles(stats::Trace& t, const stats::Timebase& tb);
 
 /// Registers tpu_chip and the component kinds it is built from (mxu, vmem, cmem, hbm, dma).
 void register_tpu_chip(Registry& r);

@@ -139,7 +139,8 @@ TEST_CASE("bad workloads name file, line and layer", "[unit][zoo][errors]") {
   CHECK(
       error_of("  - {name: x, op: convv, m: 1}\n") ==
       ":4:19: layers[0].op: unknown op 'convv' (did you mean 'conv2d'?); known ops: gemm, conv2d, "
-      "attention, softmax, layernorm, rmsnorm, gelu, silu, add, mul, lstm");
+      "attention, softmax, layernorm, rmsnorm, gelu, silu, add, mul, lstm, "
+      "all_reduce, reduce_scatter, all_gather, all_to_all");
   // An experiment overriding a parameter the workload does not declare.
   try {
     const std::string f =

@@ -1,0 +1,145 @@
+#include "models/systems/tpu_pod/tpu_pod_config.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace systole::models {
+
+namespace {
+
+/// The first set of `free` axes of `shape` (subsets in order x, y, xy, z, xz, yz, xyz; axes of
+/// one chip left out) whose sizes multiply to `degree`; false when none does.
+bool take_axes(const std::array<std::int64_t, 3>& shape, std::int64_t degree,
+               std::array<bool, 3>& free, std::array<bool, 3>& axes) {
+  if (degree == 1) return true;
+  for (unsigned mask = 1; mask < 8; ++mask) {
+    std::int64_t product = 1;
+    bool ok = true;
+    for (size_t a = 0; a < 3; ++a)
+      if (mask >> a & 1u) {
+        ok = ok && free[a] && shape[a] > 1;
+        product *= shape[a];
+      }
+    if (!ok || product != degree) continue;
+    for (size_t a = 0; a < 3; ++a)
+      if (mask >> a & 1u) {
+        axes[a] = true;
+        free[a] = false;
+      }
+    return true;
+  }
+  return false;
+}
+
+/// The group sizes whole axes of `shape` give, for people: "2, 4, 8".
+std::string products(const std::array<std::int64_t, 3>& shape) {
+  std::vector<std::int64_t> v;
+  for (unsigned mask = 1; mask < 8; ++mask) {
+    std::int64_t p = 1;
+    bool ok = true;
+    for (size_t a = 0; a < 3; ++a)
+      if (mask >> a & 1u) {
+        ok = ok && shape[a] > 1;
+        p *= shape[a];
+      }
+    if (ok) v.push_back(p);
+  }
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  std::string s;
+  for (auto p : v) s += (s.empty() ? "" : ", ") + std::to_string(p);
+  return s.empty() ? "none (one chip)" : s;
+}
+
+[[noreturn]] void fail(const config::Node& n, const std::string& p, const char* key,
+                       const std::string& msg) {
+  const config::Node* k = n.is_map() ? n.find("parallel") : nullptr;
+  const config::Node* kk = k && k->is_map() ? k->find(key) : nullptr;
+  throw ConfigError(kk  ? kk->origin()
+                    : k ? k->origin()
+                        : n.origin(),
+                    (p.empty() ? "" : p + ".") + "parallel." + key, msg);
+}
+
+void validate(const TpuPodConfig& c, const config::Node& n, const std::string& p) {
+  const ParallelConfig& par = c.parallel;
+  const std::int64_t chips = c.ici.chips();
+  const std::int64_t tp = par.tensor * par.pipeline;
+  if (par.pipeline > 1)
+    fail(n, p, "pipeline",
+         "pipeline parallelism is not modelled yet (models/systems/tpu_pod/README.md); use "
+         "pipeline: 1");
+  if (par.data == 0 && chips % tp)
+    fail(n, p, "tensor",
+         fmt::format("tensor x pipeline = {} does not divide the {} chips of the {} slice", tp,
+                     chips, c.ici.shape_text()));
+  const std::int64_t data = par.data ? par.data : chips / tp;
+  if (data * tp != chips)
+    fail(n, p, "data",
+         fmt::format("data x tensor x pipeline = {} x {} x {} = {}, but the {} slice has {} chips",
+                     data, par.tensor, par.pipeline, data * tp, c.ici.shape_text(), chips));
+  ParallelAxes a;
+  std::array<bool, 3> free{{true, true, true}};
+  if (!take_axes(c.ici.shape, par.tensor, free, a.tensor))
+    fail(n, p, "tensor",
+         fmt::format("the tensor group ({} chips) must span whole torus axes; the {} slice's "
+                     "axes give groups of {}",
+                     par.tensor, c.ici.shape_text(), products(c.ici.shape)));
+}
+
+}  // namespace
+
+workloads::ParallelDegrees TpuPodConfig::degrees() const {
+  workloads::ParallelDegrees d;
+  d.tensor = parallel.tensor;
+  d.pipeline = parallel.pipeline;
+  d.data = parallel.data ? parallel.data : ici.chips() / (d.tensor * d.pipeline);
+  return d;
+}
+
+ParallelAxes TpuPodConfig::axes() const {
+  ParallelAxes a;
+  std::array<bool, 3> free{{true, true, true}};
+  take_axes(ici.shape, parallel.tensor, free, a.tensor);
+  for (size_t i = 0; i < 3; ++i) a.data[i] = free[i] && ici.shape[i] > 1;  // the rest
+  return a;
+}
+
+const config::SchemaOf<ParallelConfig>& ParallelConfig::schema() {
+  static const config::SchemaOf<ParallelConfig> s = [] {
+    config::SchemaOf<ParallelConfig> b(
+        "parallel", "how the workload is spread over the slice: data x tensor x pipeline = chips");
+    b.integer("data", &ParallelConfig::data, 0, 0, 1 << 20,
+              "data-parallel ways: the batch split (0: chips / (tensor x pipeline))", "chips")
+        .integer("tensor", &ParallelConfig::tensor, 1, 1, 1 << 20,
+                 "tensor-parallel ways (Megatron column/row splits); the group spans whole torus "
+                 "axes from x on",
+                 "chips")
+        .integer("pipeline", &ParallelConfig::pipeline, 1, 1, 1 << 20,
+                 "pipeline stages (not modelled yet: 1)", "stages");
+    return b;
+  }();
+  return s;
+}
+
+const config::SchemaOf<TpuPodConfig>& TpuPodConfig::schema() {
+  static const config::SchemaOf<TpuPodConfig> s = [] {
+    config::SchemaOf<TpuPodConfig> b("tpu_pod",
+                                     "a TPU slice: identical chips joined by the ICI network");
+    b.group("chip", &TpuPodConfig::chip, TpuChipConfig::schema(), "each chip (tpu_chip schema)")
+        .group("ici", &TpuPodConfig::ici, IciConfig::schema(), "the ICI network of the slice")
+        .group("parallel", &TpuPodConfig::parallel, ParallelConfig::schema(),
+               "data, tensor and pipeline parallelism")
+        .group("mapping", &TpuPodConfig::mapping, workloads::MappingOptions::schema(),
+               "mapping choices on each chip")
+        .ignore("kind");
+    b.check(validate);
+    return b;
+  }();
+  return s;
+}
+
+}  // namespace systole::models

@@ -1,0 +1,126 @@
+#include "models/systems/tpu_pod/tpu_pod_system.h"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "models/ici/ici_module.h"
+#include "models/systems/tpu_chip/tpu_chip_module.h"
+#include "models/systems/tpu_chip/tpu_chip_stats.h"
+#include "models/systems/tpu_chip/tpu_chip_system.h"
+#include "models/systems/tpu_pod/pod_collective_unit.h"
+#include "models/systems/tpu_pod/tpu_pod_stats.h"
+#include "sim/core/units.h"
+#include "workloads/mapping/layer_plan.h"
+
+namespace systole::models {
+
+namespace {
+
+std::string size(std::uint64_t b) {
+  return format_quantity(static_cast<double>(b), Dimension::kBytes);
+}
+
+std::string slice_text(const TpuPodConfig& c) {
+  const auto d = c.degrees();
+  return fmt::format("{} slice ({} chips, data {} x tensor {})", c.ici.shape_text(), c.ici.chips(),
+                     d.data, d.tensor);
+}
+
+}  // namespace
+
+void check_chip_memory(const TpuChipConfig& chip, const std::vector<workloads::Layer>& layers,
+                       const std::string& slice) {
+  const std::uint64_t capacity = chip.hbm.capacity.value();
+  std::uint64_t weights = 0, kv = 0;
+  for (const auto& l : layers) {
+    const workloads::LayerFootprint f = workloads::footprint(l);
+    weights += f.weights;
+    kv += f.kv_cache;
+    const std::uint64_t need = weights + kv + f.activations;
+    if (need > capacity)
+      throw WorkloadError(fmt::format(
+          "layer '{}' does not fit chip0's HBM (every chip of the {} holds the same): weights "
+          "{} + KV cache {} of the layers up to it, + its activations {} = {} > {}",
+          l.name, slice, size(weights), size(kv), size(f.activations), size(need), size(capacity)));
+  }
+}
+
+workloads::ParallelPlan TpuPodSystem::partition(const workloads::Workload& w) const {
+  return workloads::partition(w.layers, cfg_.degrees(), cfg_.axes().tensor);
+}
+
+std::vector<workloads::Layer> TpuPodSystem::chip_layers(const workloads::Workload& w) const {
+  std::vector<workloads::Layer> layers = partition(w).chip_layers();
+  check_chip_memory(cfg_.chip, layers, slice_text(cfg_));
+  return cfg_.mapping.fuse_epilogues ? workloads::fuse_epilogues(layers) : layers;
+}
+
+workloads::CompiledWorkload TpuPodSystem::compile(const workloads::Workload& w) const {
+  return workloads::compile(cfg_.chip, chip_layers(w), cfg_.mapping);
+}
+
+void TpuPodSystem::check(const workloads::Workload& w) const { compile(w); }
+
+Peaks TpuPodSystem::peaks() const {
+  const TpuChipConfig& c = cfg_.chip;
+  const auto chips = static_cast<double>(cfg_.ici.chips());
+  return {2.0 * static_cast<double>(c.peak_macs_per_cycle()) * c.clock.value() * chips,
+          c.hbm.bandwidth.value() * chips, c.tdp_watts * chips};
+}
+
+stats::PointResult TpuPodSystem::run(const workloads::Workload& w, const RunOptions& opt) {
+  const TpuChipConfig& chip = cfg_.chip;
+  stats::PointResult res;
+  res.trace.enabled = opt.trace;
+  res.trace.clock = chip.clock.value();
+  for (auto k :
+       {OpKind::kLoad, OpKind::kStore, OpKind::kMatmul, OpKind::kVector, OpKind::kCollective})
+    res.trace.kinds.push_back(op_kind_name(k));
+
+  const workloads::CompiledWorkload prog = compile(w);
+  // The chip's ops are always traced: the exposed communication is measured from them.
+  stats::Trace trace = res.trace;
+  trace.enabled = true;
+  IciNetworkModule net("ici", cfg_.ici);
+  TpuChipModule top("chip0", chip, &trace);
+  PodCollectiveUnit ici("chip0_ici", static_cast<std::uint16_t>(chip.units()), top.scoreboard(),
+                        &trace, net);
+  top.add_unit("ici", &ici);
+  share_vmem_ports(top);
+  TpuChipStats tree(chip, &top);
+
+  const double start_ps = static_cast<double>(sc_core::sc_time_stamp().value());
+  std::vector<std::uint32_t> first_op;
+  const Program program = workloads::link(chip, prog, &first_op);
+  top.run(program, static_cast<std::uint32_t>(prog.layers.size()));
+  tree.finish(prog, first_op, start_ps);
+  const PodCommRun comm = pod_comm(ici.records(), trace, prog.layers.size());
+  declare_pod_stats(tree.root(), comm, &net, tree.timebase());
+  tree.write(res);
+  std::vector<std::string> names;
+  for (const auto& l : prog.layers) names.push_back(l.layer.name);
+  for (const auto& spec : pod_tables())
+    if (!stats::groups_of_kind(tree.root(), spec.kind).empty())
+      res.units.push_back(stats::make_table(tree.root(), spec, names));
+
+  if (opt.trace) {
+    res.trace.units = program.units;
+    res.trace.places = trace.places;
+    res.trace.events = std::move(trace.events);
+    trace_ps_to_cycles(res.trace, tree.timebase());
+  }
+  return res;
+}
+
+void register_tpu_pod(Registry& r) {
+  SystemFactory f = [](const config::Node& node, const std::string& path) {
+    return std::make_unique<TpuPodSystem>(TpuPodConfig::schema().load(node, path));
+  };
+  r.add({"tpu_pod", "system",
+         "a TPU slice: identical chips on the ICI torus, data/tensor parallel, SPMD (one chip's "
+         "compute simulated, every link simulated)",
+         &TpuPodConfig::schema(), f});
+}
+
+}  // namespace systole::models

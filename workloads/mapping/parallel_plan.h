@@ -1,0 +1,58 @@
+#pragma once
+// Parallel mappings of a workload over the chips of a slice, as the compiler sees them: what
+// ONE chip computes (every chip of an SPMD role computes the same shapes on its own data) and
+// the collectives inserted between its layers.
+//
+//  * tensor parallel (Megatron-LM: Shoeybi et al., "Megatron-LM: Training Multi-Billion
+//    Parameter Language Models Using Model Parallelism", arXiv 1909.08053, §3): a GEMM whose
+//    input is replicated is split by columns (n / T: QKV, MLP-up), its output stays sharded; a
+//    GEMM whose input is sharded is split by rows (k / T: attention-out, MLP-down) and its
+//    partial sums are all-reduced over the tensor group (an all_reduce layer inserted after
+//    it); attention splits its heads (heads / T; K/V heads / T, or one replicated K/V head per
+//    chip when there are fewer K/V heads than T); elementwise layers on sharded data split
+//    their columns; a norm over sharded data first all-gathers it (not in Megatron's blocks);
+//    conv2d and lstm layers are replicated.
+//  * data parallel: the batch (GEMM rows, attention sequences, vector rows, conv images) is
+//    split D ways. Inference only: no gradients, so no gradient all-reduce is inserted.
+// Explicit collective layers of the workload pass through unchanged.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "workloads/ir/layer.h"
+
+namespace systole::workloads {
+
+/// How a slice's chips share the work.
+struct ParallelDegrees {
+  std::int64_t data = 1, tensor = 1, pipeline = 1;
+};
+
+/// One layer as each chip runs it.
+struct ParallelLayer {
+  Layer layer;            ///< per-chip shapes (collectives: S per chip, the group's axes)
+  std::string split;      ///< for people: "column n/8", "row k/8 + all_reduce", "replicated"
+  bool inserted = false;  ///< a collective the compiler inserted
+};
+
+/// The per-chip workload: layers (with inserted collectives) in program order.
+struct ParallelPlan {
+  std::vector<ParallelLayer> layers;
+  std::vector<Layer> chip_layers() const;
+};
+
+/// Partitions `layers` (unfused) for `d` on a slice whose tensor group spans the torus axes
+/// `tensor_axes`. Throws WorkloadError naming the layer when a dimension does not divide.
+ParallelPlan partition(const std::vector<Layer>& layers, const ParallelDegrees& d,
+                       const std::array<bool, 3>& tensor_axes);
+
+/// Bytes a chip holds for a layer: its weights, its KV cache (attention: K and V of seq_kv
+/// positions) and its activations (inputs read once and outputs written once).
+struct LayerFootprint {
+  std::uint64_t weights = 0, kv_cache = 0, activations = 0;
+};
+LayerFootprint footprint(const Layer& l);
+
+}  // namespace systole::workloads
