@@ -267,26 +267,30 @@ void HbmTiming::set_fast(bool fast) {
   for (auto& c : ctl_) c->set_fast(fast);
 }
 
+Cycle HbmTiming::complete_at(Cycle t) {
+  Cycle next = kNever;
+  for (std::uint32_t c = 0; c < ctl_.size(); ++c) {
+    Cycle d = done_at_[c];
+    if (d <= t) {
+      origin_ = c;
+      ctl_[c]->complete(t);
+      d = done_at_[c] = ctl_[c]->next_done();
+    }
+    next = std::min(next, d);
+  }
+  return next;
+}
+
 Cycle HbmTiming::replay_completions_first(Cycle from, Cycle to, bool until_idle) {
   // The completions of the window, in the order a sweep over the channels at each cycle meets
   // them; the requests the ports generate wait in the channels' arrival lists.
   // Only cycles with a completion do anything (a replayed completion only generates requests,
   // which wait in the arrival lists, so no channel's next completion moves but its own): the
   // sweep jumps from one such cycle to the next.
-  const auto channels = static_cast<std::uint32_t>(ctl_.size());
   for (Cycle t = from; t < to;) {
     release_due(t);  // responses back at t free their slots before this cycle's completions
-    Cycle next = kNever;
-    for (std::uint32_t c = 0; c < channels; ++c) {
-      Cycle d = done_at_[c];
-      if (d <= t) {
-        origin_ = c;
-        ctl_[c]->complete(t);
-        d = done_at_[c] = ctl_[c]->next_done();
-      }
-      next = std::min(next, d);
-    }
-    next = std::min(next, next_response());
+    const Cycle done = complete_at(t);  // (before next_response: it may send responses)
+    const Cycle next = std::min(done, next_response());
     if (until_idle && active_ == 0) return t + 1;
     t = std::max(t + 1, next);
   }
@@ -309,21 +313,8 @@ Cycle HbmTiming::replay_releases(Cycle from, Cycle to, bool until_idle) {
 void HbmTiming::replay_completions_after(Cycle to) {
   // In sweep order (cycle, then channel) as replay_completions_first meets them: the responses
   // they send are numbered (Response::seq) and queued in that order.
-  const auto channels = static_cast<std::uint32_t>(ctl_.size());
   Cycle t = *std::min_element(done_at_.begin(), done_at_.end());
-  while (t < to) {
-    Cycle next = kNever;
-    for (std::uint32_t c = 0; c < channels; ++c) {
-      Cycle d = done_at_[c];
-      if (d <= t) {
-        origin_ = c;
-        ctl_[c]->complete(t);
-        d = done_at_[c] = ctl_[c]->next_done();
-      }
-      next = std::min(next, d);
-    }
-    t = std::max(t + 1, next);
-  }
+  while (t < to) t = std::max(t + 1, complete_at(t));
 }
 
 Cycle HbmTiming::run_window(Cycle from, Cycle to, bool until_idle) {

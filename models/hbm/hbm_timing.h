@@ -106,6 +106,9 @@ class HbmTiming : public HbmControllerClient {
   /// after the cycle in which the last active transfer completes. Returns the cycle after the
   /// last one processed.
   Cycle run_window(Cycle from, Cycle to, bool until_idle);
+  /// Completes the requests of the channels whose next completion is due at `t`, in channel
+  /// order (as the sweep meets them); returns the earliest next completion of any channel.
+  Cycle complete_at(Cycle t);
   /// The completions of [from, to) before the channels' passes (short windows); returns the
   /// window's end (earlier with `until_idle` once no transfer is active).
   Cycle replay_completions_first(Cycle from, Cycle to, bool until_idle);
