@@ -269,7 +269,8 @@ void HbmTiming::set_fast(bool fast) {
 
 Cycle HbmTiming::complete_at(Cycle t) {
   Cycle next = kNever;
-  for (std::uint32_t c = 0; c < ctl_.size(); ++c) {
+  const auto channels = static_cast<std::uint32_t>(ctl_.size());
+  for (std::uint32_t c = 0; c < channels; ++c) {
     Cycle d = done_at_[c];
     if (d <= t) {
       origin_ = c;
