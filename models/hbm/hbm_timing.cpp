@@ -86,6 +86,7 @@ std::uint32_t HbmTiming::add_port(std::uint32_t max_outstanding, std::uint32_t r
   p.request_bytes = request_bytes;
   p.latency = response_latency;
   p.chunk = std::min<std::uint64_t>(request_bytes, map_.interleave());
+  min_latency_ = std::min(min_latency_, response_latency);
   const auto known = std::find(latencies_.begin(), latencies_.end(), response_latency);
   p.fifo = static_cast<std::uint32_t>(known - latencies_.begin());
   if (known == latencies_.end()) {
@@ -261,33 +262,70 @@ void HbmTiming::on_space(std::uint32_t channel, std::uint32_t pc, Cycle t) {
   }
 }
 
-Cycle HbmTiming::run_window(Cycle from, Cycle to, bool until_idle) {
+void HbmTiming::set_fast(bool fast) {
+  long_windows_ = fast;
+  for (auto& c : ctl_) c->set_fast(fast);
+}
+
+Cycle HbmTiming::complete_at(Cycle t) {
+  Cycle next = kNever;
+  const auto channels = static_cast<std::uint32_t>(ctl_.size());
+  for (std::uint32_t c = 0; c < channels; ++c) {
+    Cycle d = done_at_[c];
+    if (d <= t) {
+      origin_ = c;
+      ctl_[c]->complete(t);
+      d = done_at_[c] = ctl_[c]->next_done();
+    }
+    next = std::min(next, d);
+  }
+  return next;
+}
+
+Cycle HbmTiming::replay_completions_first(Cycle from, Cycle to, bool until_idle) {
   // The completions of the window, in the order a sweep over the channels at each cycle meets
   // them; the requests the ports generate wait in the channels' arrival lists.
   // Only cycles with a completion do anything (a replayed completion only generates requests,
   // which wait in the arrival lists, so no channel's next completion moves but its own): the
   // sweep jumps from one such cycle to the next.
-  deferring_ = true;
-  const auto channels = static_cast<std::uint32_t>(ctl_.size());
   for (Cycle t = from; t < to;) {
     release_due(t);  // responses back at t free their slots before this cycle's completions
-    Cycle next = kNever;
-    for (std::uint32_t c = 0; c < channels; ++c) {
-      Cycle d = done_at_[c];
-      if (d <= t) {
-        origin_ = c;
-        ctl_[c]->complete(t);
-        d = done_at_[c] = ctl_[c]->next_done();
-      }
-      next = std::min(next, d);
-    }
-    next = std::min(next, next_response());
-    if (until_idle && active_ == 0) {
-      to = t + 1;
-      break;
-    }
+    const Cycle done = complete_at(t);  // (before next_response: it may send responses)
+    const Cycle next = std::min(done, next_response());
+    if (until_idle && active_ == 0) return t + 1;
     t = std::max(t + 1, next);
   }
+  return to;
+}
+
+Cycle HbmTiming::replay_releases(Cycle from, Cycle to, bool until_idle) {
+  // A response back in the window was sent by a completion at least min_latency_ (the window's
+  // length or more) before it: before the window, so it waits in its FIFO already. The sweep
+  // met a cycle's releases before its completions, which send responses only (no port without
+  // a latency): the releases alone fix the order of the requests the ports generate.
+  for (Cycle t = std::max(from, next_response()); t < to;) {
+    release_due(t);
+    if (until_idle && active_ == 0) return t + 1;
+    t = std::max(t + 1, next_response());
+  }
+  return to;
+}
+
+void HbmTiming::replay_completions_after(Cycle to) {
+  // In sweep order (cycle, then channel) as replay_completions_first meets them: the responses
+  // they send are numbered (Response::seq) and queued in that order.
+  Cycle t = *std::min_element(done_at_.begin(), done_at_.end());
+  while (t < to) t = std::max(t + 1, complete_at(t));
+}
+
+Cycle HbmTiming::run_window(Cycle from, Cycle to, bool until_idle) {
+  // Long windows (the ports' responses take at least the window): the channels' completions
+  // send responses that are back after the window, so they are replayed after the channels'
+  // passes, and a window needs only the releases before them.
+  const bool late = long_windows_ && to - from <= min_latency_;
+  deferring_ = true;
+  to =
+      late ? replay_releases(from, to, until_idle) : replay_completions_first(from, to, until_idle);
   deferring_ = false;
   // Each channel through the window. In a cycle, a sweep gives a channel the requests of the
   // completions of the channels up to itself, then it decides, then come those of the
@@ -306,9 +344,15 @@ Cycle HbmTiming::run_window(Cycle from, Cycle to, bool until_idle) {
       for (; i < arr.size() && arr[i].at == t; ++i) route(c, arr[i].r, t);
       while (ctl.next_decide() <= t) ctl.decide_due(t);
     }
-    SYSTOLE_ASSERT(i == arr.size() && ctl.next_done() >= to, "HBM window overran");
+    SYSTOLE_ASSERT(i == arr.size() && (late || ctl.next_done() >= to), "HBM window overran");
     arr.clear();
     done_at_[c] = ctl.next_done();  // its decisions issued commands
+  }
+  if (late) {
+    ++long_windows_run_;
+    deferring_ = true;  // (no port without a latency: nothing is generated)
+    replay_completions_after(to);
+    deferring_ = false;
   }
   now_ = std::max(now_, to - 1);
   return to;

@@ -69,6 +69,12 @@ class HbmTiming : public HbmControllerClient {
   std::size_t channels() const { return ctl_.size(); }
   const HbmController& controller(std::size_t c) const { return *ctl_[c]; }
   HbmController& controller(std::size_t c) { return *ctl_[c]; }
+  /// With false, time advances in the short windows only (tCWL + tBL, completions replayed
+  /// before the channels' passes) and every controller takes its full scan: the reference the
+  /// fast paths are tested against (the same commands at the same cycles).
+  void set_fast(bool fast);
+  /// Windows run with their completions replayed after the channels' passes (the fast path).
+  std::uint64_t long_windows() const { return long_windows_run_; }
   double tck_ps() const { return tck_ps_; }
   double peak_bytes_per_cycle() const { return peak_per_cycle_; }
   std::uint64_t requests() const { return requests_; }
@@ -100,9 +106,26 @@ class HbmTiming : public HbmControllerClient {
   /// after the cycle in which the last active transfer completes. Returns the cycle after the
   /// last one processed.
   Cycle run_window(Cycle from, Cycle to, bool until_idle);
+  /// Completes the requests of the channels whose next completion is due at `t`, in channel
+  /// order (as the sweep meets them); returns the earliest next completion of any channel.
+  Cycle complete_at(Cycle t);
+  /// The completions of [from, to) before the channels' passes (short windows); returns the
+  /// window's end (earlier with `until_idle` once no transfer is active).
+  Cycle replay_completions_first(Cycle from, Cycle to, bool until_idle);
+  /// The responses released in [from, to) (long windows: every one was sent before `from`);
+  /// returns the window's end as replay_completions_first does.
+  Cycle replay_releases(Cycle from, Cycle to, bool until_idle);
+  /// The completions of [from, to) after the channels' passes (long windows), in the order the
+  /// sweep meets them: their responses are back at `to` or later.
+  void replay_completions_after(Cycle to);
   /// Cycles no command issued from now completes within: reads take longer than writes, and
   /// with no write transfer active no write can issue (none is queued or can be generated).
-  Cycle window() const { return active_writes_ ? window_ : read_window_; }
+  /// Long windows: while every port has a response latency of at least the short window, no
+  /// response sent in a window of that latency is back within it.
+  Cycle window() const {
+    const Cycle w = active_writes_ ? window_ : read_window_;
+    return long_windows_ && min_latency_ >= w ? min_latency_ : w;
+  }
 
   HbmConfig cfg_;
   HbmAddressMap map_;
@@ -139,10 +162,13 @@ class HbmTiming : public HbmControllerClient {
     return f < 0 ? kNever : responses_[static_cast<std::size_t>(f)].front().at;
   }
   std::uint64_t response_seq_ = 0;
-  bool deferring_ = false;    // completions are being replayed: defer arrivals
-  std::uint32_t origin_ = 0;  // the channel whose completions are replayed
-  Cycle window_ = 1;          // no command issued in a window completes within it
-  Cycle read_window_ = 1;     // the same while no write transfer is active
+  bool deferring_ = false;      // completions are being replayed: defer arrivals
+  std::uint32_t origin_ = 0;    // the channel whose completions are replayed
+  bool long_windows_ = true;    // windows as long as the ports' least response latency
+  Cycle min_latency_ = kNever;  // the least response latency of the ports
+  std::uint64_t long_windows_run_ = 0;
+  Cycle window_ = 1;       // no command issued in a window completes within it
+  Cycle read_window_ = 1;  // the same while no write transfer is active
   std::uint64_t active_writes_ = 0;
   Cycle now_ = 0;
   TransferId next_id_ = 1;

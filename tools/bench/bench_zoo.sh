@@ -8,6 +8,10 @@
 # (load average 7-15, so user CPU seconds; medians of 3 interleaved runs, before -> after):
 # ResNet-50 2.88 -> 2.48 s, GPT-3 block 20.56 -> 18.65 s; configs/tpuv4.yaml 79.2 -> 65.3 s
 # (one run each; wall 534 -> 338 s at that load).
+# 2026-11-26, HBM windows as long as the ports' response latency (models/hbm/README.md, "Long
+# windows"; user CPU seconds, medians of 3 interleaved runs, load 8-10, before -> after):
+# ResNet-50 2.92 -> 2.77 s, GPT-3 block 21.84 -> 20.47 s; configs/tpuv4.yaml 84.0 -> 75.9 s (one
+# run each). Every target is still missed (the bank-level HBM's ~990 instructions per burst).
 #
 #   tools/bench/bench_zoo.sh [build dir]
 set -euo pipefail

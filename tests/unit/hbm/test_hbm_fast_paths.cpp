@@ -6,25 +6,22 @@
 // (cycle, command, target, per channel) and every transfer completion must be the same.
 #include <catch2/catch.hpp>
 
-#include <algorithm>
 #include <cstdint>
-#include <random>
-#include <tuple>
 #include <vector>
 
 #include "models/hbm/hbm_timing.h"
+#include "tests/unit/hbm/hbm_trace.h"
 
 using namespace systole::models;
 using systole::Bytes;
+using systole::models::test::HbmRecorder;
+using systole::models::test::HbmTrace;
+using systole::models::test::Rng;
 
 namespace {
 
-using Rng = std::mt19937_64;
-
 HbmConfig random_config(Rng& rng) {
-  const HbmPreset presets[] = {HbmPreset::kHbm2, HbmPreset::kHbm2e, HbmPreset::kHbm3,
-                               HbmPreset::kHbm3e};
-  HbmConfig cfg = HbmConfig::from_preset(presets[rng() % 4]);
+  HbmConfig cfg = systole::models::test::random_preset(rng);
   const std::int64_t before = cfg.total_channels();
   cfg.stacks = 1;
   cfg.channels = static_cast<std::int64_t>(1 + rng() % 4);
@@ -47,26 +44,13 @@ HbmConfig random_config(Rng& rng) {
   return cfg;
 }
 
-struct Trace {
-  std::vector<std::tuple<std::size_t, Cycle, HbmCommand, std::uint32_t>> commands;
-  std::vector<std::tuple<TransferId, std::uint32_t, Cycle>> completions;
-  std::uint64_t fast = 0;
-};
-
 // One run of the traffic that `seed` draws, with the fast paths on or off.
-Trace run(const HbmConfig& cfg, std::uint64_t seed, bool fast) {
+HbmTrace run(const HbmConfig& cfg, std::uint64_t seed, bool fast) {
   Rng rng(seed);
   HbmTiming h(cfg);
-  std::vector<std::vector<HbmIssued>> logs(h.channels());
-  for (std::size_t c = 0; c < h.channels(); ++c) {
-    h.controller(c).set_log(&logs[c]);
-    h.controller(c).set_fast(fast);
-  }
-  Trace out;
-  const auto take = [&] {
-    for (const HbmCompletion& x : h.take_completed())
-      out.completions.emplace_back(x.id, x.port, x.at);
-  };
+  HbmRecorder rec(h);
+  for (std::size_t c = 0; c < h.channels(); ++c) h.controller(c).set_fast(fast);
+  HbmTrace out;
   const std::uint64_t cap = cfg.capacity.value();
   std::vector<std::uint32_t> ports;
   const std::uint32_t nports = 1 + static_cast<std::uint32_t>(rng() % 5);
@@ -106,15 +90,10 @@ Trace run(const HbmConfig& cfg, std::uint64_t seed, bool fast) {
     if (rng() % 3 == 0) {
       t += static_cast<Cycle>(rng() % 3000);
       h.advance_to(t);
-      take();
+      rec.take(out);
     }
   }
-  out.completions.emplace_back(0, 0, h.run_until_idle());
-  take();
-  for (std::size_t c = 0; c < logs.size(); ++c) {
-    for (const HbmIssued& i : logs[c]) out.commands.emplace_back(c, i.at, i.cmd, i.target);
-    out.fast += h.controller(c).fast_decisions();
-  }
+  rec.finish(out);
   return out;
 }
 
@@ -127,17 +106,11 @@ TEST_CASE("HBM fast paths issue the reference path's commands at its cycles",
   for (int i = 0; i < 40; ++i) {
     const HbmConfig cfg = random_config(rng);
     const std::uint64_t seed = rng();
-    const Trace ref = run(cfg, seed, false);
-    const Trace got = run(cfg, seed, true);
+    const HbmTrace ref = run(cfg, seed, false);
+    const HbmTrace got = run(cfg, seed, true);
     INFO("case " << i << " seed " << seed << " preset " << hbm_preset_name(cfg.preset));
     CHECK(ref.fast == 0);
-    // The first command that differs (or the end of both logs).
-    const std::size_t n = std::min(got.commands.size(), ref.commands.size());
-    const auto at =
-        std::mismatch(ref.commands.begin(), ref.commands.begin() + n, got.commands.begin());
-    CHECK(static_cast<std::size_t>(at.first - ref.commands.begin()) == ref.commands.size());
-    CHECK(got.commands.size() == ref.commands.size());
-    CHECK(got.completions == ref.completions);
+    systole::models::test::check_same(ref, got);
     fast += got.fast;
     commands += got.commands.size();
   }
