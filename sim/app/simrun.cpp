@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdint>
@@ -15,6 +16,7 @@
 
 #include "models/register_all.h"
 #include "sim/app/compare_run.h"
+#include "sim/app/interrupt_note.h"
 #include "sim/app/merge_run.h"
 #include "sim/app/point.h"
 #include "sim/app/resume.h"
@@ -194,6 +196,12 @@ sweep::Applies schema_applies(const Registry& reg) {
     config::merge_into(full, system);
     return config::get_path(full, path.substr(std::string("system.").size())) != nullptr;
   };
+}
+
+/// `s` on one line: an error message printed beside a progress display.
+std::string one_line(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  return s;
 }
 
 struct Validated {
@@ -410,21 +418,46 @@ int run_experiment(const Options& o, const std::string& command_line, const swee
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
-  if (tty)
-    std::cout << "\r" << stats::progress_line(done, v.points.size(), failed, 0) << std::flush;
+  const size_t width = tty ? stats::terminal_width() : 0;
+  size_t finished_here = 0;
+  double last_done = -1;
+  std::vector<std::string> running;
+  auto show = [&] {
+    if (!tty) return;
+    std::cout << "\r\033[K"
+              << stats::progress_line(
+                     {done, v.points.size(), failed, finished_here, elapsed(), running, last_done},
+                     width)
+              << std::flush;
+  };
+  show();
+  InterruptNote interrupt_note(out);
   const bool trace = ex.output.trace;
+  sweep::RunnerOptions ropt{jobs, o.point_timeout, {}};
+  if (tty)
+    ropt.on_tick = [&](const std::vector<const sweep::Point*>& now) {
+      running.clear();
+      for (const auto* p : now) running.push_back(fmt::format("point {} ({})", p->id, p->label()));
+      show();
+    };
   sweep::run_points(
-      todo, [&](const sweep::Point& p) { return simulate_point(reg, p, trace); },
-      {jobs, o.point_timeout},
+      todo, [&](const sweep::Point& p) { return simulate_point(reg, p, trace); }, ropt,
       [&](stats::PointResult r) {
         ++done;
+        ++finished_here;
+        last_done = elapsed();
+        const std::string mine = fmt::format("point {} (", r.id);
+        running.erase(std::remove_if(running.begin(), running.end(),
+                                     [&](const std::string& l) { return l.rfind(mine, 0) == 0; }),
+                      running.end());
         failed += !r.ok();
+        if (!r.ok() && o.quiet)  // -q hides progress and tables, never a failure
+          std::cerr << fmt::format("simrun: point {} ({}) failed: {}\n", r.id, r.label,
+                                   one_line(r.error));
         r.code_version = version;
         writer.write_point(r);
         results_in.push_back(std::move(r));
-        if (tty)
-          std::cout << "\r" << stats::progress_line(done, v.points.size(), failed, elapsed())
-                    << std::flush;
+        show();
       });
   if (tty) std::cout << "\r\033[K" << std::flush;
   std::sort(results_in.begin(), results_in.end(),

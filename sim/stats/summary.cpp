@@ -1,10 +1,14 @@
 #include "sim/stats/summary.h"
 
 #include <fmt/format.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 
+#include "sim/core/text.h"
 #include "sim/core/units.h"
 
 namespace systole::stats {
@@ -145,14 +149,43 @@ std::string layers_summary(const PointResult& p) {
   return format_table(header, rows);
 }
 
-std::string progress_line(size_t done, size_t total, size_t failed, double elapsed_s) {
-  const int width = 30;
-  const int filled = total ? static_cast<int>(width * done / total) : width;
-  const auto secs = static_cast<long>(elapsed_s);
-  return fmt::format("[{}{}] {}/{} points{}, {}:{:02d}",
-                     std::string(static_cast<size_t>(filled), '#'),
-                     std::string(static_cast<size_t>(width - filled), '-'), done, total,
-                     failed ? fmt::format(", {} failed", failed) : "", secs / 60, secs % 60);
+namespace {
+
+std::string clock_text(double seconds) {
+  const auto secs = static_cast<long>(seconds);
+  return secs >= 3600 ? fmt::format("{}:{:02d}:{:02d}", secs / 3600, secs / 60 % 60, secs % 60)
+                      : fmt::format("{}:{:02d}", secs / 60, secs % 60);
+}
+
+}  // namespace
+
+std::string progress_line(const Progress& p, size_t width) {
+  const size_t bar = 30;
+  const size_t filled = p.total ? std::min(bar, bar * p.done / p.total) : bar;
+  std::string line = fmt::format(
+      "[{}{}] {}/{} points{}, {}", std::string(filled, '#'), std::string(bar - filled, '-'), p.done,
+      p.total, p.failed ? fmt::format(", {} failed", p.failed) : "", clock_text(p.elapsed_s));
+  if (p.finished_here > 0 && p.done < p.total) {
+    const double at = p.last_done_s >= 0 ? p.last_done_s : p.elapsed_s;
+    const double left =
+        at / static_cast<double>(p.finished_here) * static_cast<double>(p.total - p.done) -
+        (p.elapsed_s - at);
+    line += ", ETA " + clock_text(std::max(0.0, left));
+  }
+  if (!p.running.empty()) line += " | running: " + join(p.running, "; ");
+  if (width > 1 && line.size() > width - 1) line = line.substr(0, width - 4) + "...";
+  return line;
+}
+
+size_t terminal_width() {
+  if (const char* c = std::getenv("COLUMNS")) {
+    char* end = nullptr;
+    const long v = std::strtol(c, &end, 10);
+    if (end != c && *end == '\0' && v > 0 && v < 10000) return static_cast<size_t>(v);
+  }
+  winsize ws{};
+  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  return 0;
 }
 
 }  // namespace systole::stats

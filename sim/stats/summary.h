@@ -21,7 +21,22 @@ std::string points_summary(const std::vector<PointResult>& points,
 /// One row per layer of one point.
 std::string layers_summary(const PointResult& p);
 
-/// A one-line progress bar: "[#####-----] 3/8 points, 1 failed, 0:04".
-std::string progress_line(size_t done, size_t total, size_t failed, double elapsed_s);
+/// Where a sweep stands, for its progress line.
+struct Progress {
+  size_t done = 0, total = 0, failed = 0;
+  size_t finished_here = 0;  ///< points this run finished (kept --resume points excluded): ETA
+  double elapsed_s = 0;
+  std::vector<std::string> running;  ///< labels of the points being simulated
+  double last_done_s = -1;           ///< elapsed time at the last point this run finished
+};
+
+/// A one-line progress bar that fits `width` columns (0: no limit): "[#####-----] 3/8 points,
+/// 1 failed, 0:04, ETA 0:07 | running: point 4 (rows=64); point 5 (...)". The ETA assumes the
+/// remaining points take as long as those finished so far (their mean, as of the last one to
+/// finish), and counts down from there.
+std::string progress_line(const Progress& p, size_t width = 0);
+
+/// The terminal's width in columns (COLUMNS, else the tty's, else 0 when unknown).
+size_t terminal_width();
 
 }  // namespace systole::stats

@@ -20,6 +20,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// How often on_tick runs while workers run (ms).
+constexpr int kTickMs = 1000;
+
 struct Worker {
   Child child;
   const Point* point = nullptr;
@@ -124,9 +127,16 @@ void run_points(const std::vector<const Point*>& points, const PointFn& fn,
   while (next < points.size() || !running.empty()) {
     while (running.size() < jobs && next < points.size())
       running.push_back(start_worker(points[next++], fn, opt.point_timeout_s));
+    if (opt.on_tick) {
+      std::vector<const Point*> now;
+      for (const auto& w : running) now.push_back(w.point);
+      opt.on_tick(now);
+    }
     std::vector<pollfd> pfds;
     for (const auto& w : running) pfds.push_back({w.child.fd, POLLIN, 0});
-    if (::poll(pfds.data(), pfds.size(), poll_timeout_ms(running)) < 0) {
+    int wait_ms = poll_timeout_ms(running);
+    if (opt.on_tick) wait_ms = wait_ms < 0 ? kTickMs : std::min(wait_ms, kTickMs);
+    if (::poll(pfds.data(), pfds.size(), wait_ms) < 0) {
       if (errno == EINTR) continue;
       throw SimError(std::string("poll failed: ") + std::strerror(errno));
     }

@@ -12,9 +12,14 @@
 
 namespace systole::sweep {
 
+/// Called in the parent with the points being simulated: as workers start and end, and about
+/// once a second while they run (a progress display's clock).
+using TickFn = std::function<void(const std::vector<const Point*>& running)>;
+
 struct RunnerOptions {
   int jobs = 1;
   double point_timeout_s = 0;  ///< > 0: a worker running longer is killed, its point failed
+  TickFn on_tick;              ///< optional
 };
 
 /// Runs in the worker: simulates one point.

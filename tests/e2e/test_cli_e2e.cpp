@@ -110,3 +110,28 @@ TEST_CASE("SCALE-Sim mode refuses the options it does not honour", "[e2e][cli]")
     CHECK_FALSE(std::filesystem::exists(dir.file("s.h5")));
   }
 }
+
+TEST_CASE("simrun: Ctrl-C keeps the finished points and says how to --resume", "[e2e][cli]") {
+  TempDir dir;
+  // Four points of about a second each, one worker: SIGINT arrives mid-sweep.
+  dir.write("e.yaml",
+            "base: " + test::source_dir() +
+                "/configs/presets/tpuv4_chip.yaml\nworkload: {file: " + test::source_dir() +
+                "/workloads/resnet50.yaml, params: {batch: 8}}\n"
+                "sweep: {system.chip.hbm.bandwidth: [0.6TB/s, 0.7TB/s, 0.8TB/s, "
+                "0.9TB/s]}\n");
+  const auto r = test::run("cd " + dir.dir.string() + " && timeout -s INT 6 " +
+                               test::simrun_path() + " e.yaml -o r.h5 --jobs 1",
+                           dir);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 124);  // timeout's code: simrun was still running when stopped
+  CHECK(r.err.find("simrun: interrupted; the points finished so far are kept in r.h5.partial: "
+                   "run the same command with --resume to continue\n") != std::string::npos);
+  CHECK(std::filesystem::exists(dir.file("r.h5.partial")));
+  CHECK_FALSE(std::filesystem::exists(dir.file("r.h5")));
+  const auto again = test::simrun("e.yaml -o r.h5 --jobs 1 --resume", dir);
+  INFO(again.out << again.err);
+  CHECK(again.exit_code == 0);
+  CHECK(again.out.find("resume: kept ") != std::string::npos);
+  CHECK(again.out.find("resume: kept 0 points") == std::string::npos);
+}

@@ -7,7 +7,7 @@ target_sources(sim_core PRIVATE
   ${_rel}/sim/core/output_path.cpp
   ${_rel}/sim/core/subprocess.cpp)
 target_sources(sim_stats_hdf5 PRIVATE ${_rel}/sim/stats/results_sandbox.cpp)
-target_sources(simrun_lib PRIVATE ${_rel}/sim/app/run_guard.cpp)
+target_sources(simrun_lib PRIVATE ${_rel}/sim/app/run_guard.cpp ${_rel}/sim/app/interrupt_note.cpp)
 
 if(SYSTOLE_BUILD_TESTS)
   systole_test(reliability_unit_tests
