@@ -395,6 +395,21 @@ Node resolve_bases(const Node& node, int depth) {
   return result;
 }
 
+namespace {
+
+/// The N of "[N]" in a path: decimal digits only, below 2^31 (std::stol threw
+/// std::invalid_argument on "[x]", an internal error instead of a ConfigError).
+long parse_index(const std::string& path, const std::string& digits) {
+  const bool ok = !digits.empty() && digits.size() <= 9 &&
+                  digits.find_first_not_of("0123456789") == std::string::npos;
+  if (!ok)
+    throw ConfigError({"<path>"}, path,
+                      "index '[" + digits + "]' is not a list position (0, 1, 2, ...)");
+  return std::stol(digits);
+}
+
+}  // namespace
+
 std::vector<PathStep> split_path(const std::string& path) {
   std::vector<PathStep> steps;
   std::string cur;
@@ -408,7 +423,7 @@ std::vector<PathStep> split_path(const std::string& path) {
       cur.clear();
       size_t close = path.find(']', i);
       if (close == std::string::npos) throw ConfigError({"<path>"}, path, "unclosed '['");
-      steps.push_back({"", std::stol(path.substr(i + 1, close - i - 1))});
+      steps.push_back({"", parse_index(path, path.substr(i + 1, close - i - 1))});
       i = close;
     } else {
       cur.push_back(c);
@@ -421,7 +436,12 @@ std::vector<PathStep> split_path(const std::string& path) {
 
 void set_path(Node& root, const std::string& path, Node value) {
   Node* cur = &root;
-  const auto steps = split_path(path);
+  std::vector<PathStep> steps;
+  try {
+    steps = split_path(path);
+  } catch (const ConfigError& e) {  // blame the -p argument or sweep key, not "<path>"
+    throw ConfigError(value.origin(), path, e.message());
+  }
   for (size_t i = 0; i < steps.size(); ++i) {
     const bool last = i + 1 == steps.size();
     const auto& s = steps[i];

@@ -1,0 +1,41 @@
+// Regression tests for what the fuzzers (tests/fuzz, tools/fuzz.sh) and the bad-input catalogue
+// (tests/e2e/bad_inputs) found: each input here once escaped as an internal error or printed
+// raw control bytes.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "sim/config/node.h"
+#include "sim/core/error.h"
+#include "tests/support/config_error.h"
+#include "workloads/frontends/scalesim_cfg.h"
+
+using namespace systole;
+using test::config_error;
+
+TEST_CASE("a path index that is not a number is a ConfigError", "[unit][reliability][fuzz]") {
+  // std::stol threw std::invalid_argument: "simrun: internal error: stol", exit 1.
+  CHECK(config_error([] { config::split_path("workload.layers[x].m"); }) ==
+        "<path>: workload.layers[x].m: index '[x]' is not a list position (0, 1, 2, ...)");
+  CHECK(config_error([] { config::split_path("a[-1]"); }) ==
+        "<path>: a[-1]: index '[-1]' is not a list position (0, 1, 2, ...)");
+  CHECK(config_error([] { config::split_path("a[]"); }) ==
+        "<path>: a[]: index '[]' is not a list position (0, 1, 2, ...)");
+  CHECK(config_error([] {
+          config::split_path("a[99999999999999999999]");
+        }).find("is not a list position") != std::string::npos);
+  CHECK(config::split_path("a[12].b").at(1).index == 12);
+  CHECK(config_error([] {
+          config::Node root = config::parse_yaml("layers: [{m: 1}]\n", "e.yaml");
+          config::set_path(root, "layers[x].m", config::Node::scalar("8", {"<command line>"}));
+        }) == "<command line>: layers[x].m: index '[x]' is not a list position (0, 1, 2, ...)");
+}
+
+TEST_CASE("control characters in an error are written as \\xNN", "[unit][reliability][fuzz]") {
+  const ConfigError e({"a\x1b[2Jb.yaml", 1, 2}, std::string("k\0y", 3),
+                      "got '\x01\x7f'\tthen\nmore");
+  CHECK(std::string(e.what()) == "a\\x1b[2Jb.yaml:1:2: k\\x00y: got '\\x01\\x7f'\tthen\nmore");
+  // A SCALE-Sim .cfg line of binary bytes: one printable line.
+  const std::string msg = config_error(
+      [] { workloads::parse_scalesim_cfg(std::string("\x00\x01[general]\x00\n", 13), "s.cfg"); });
+  CHECK(msg == "s.cfg:1: expected 'key = value' or 'key: value', got '\\x00\\x01[general]\\x00'");
+}
