@@ -11,14 +11,14 @@ std::string Origin::str() const {
 }
 
 /// `text` with control characters written as \xNN, so input bytes quoted in a message (a NUL or
-/// an escape sequence in a .cfg line, a YAML key) cannot corrupt the terminal or split the error
-/// line; `keep_newlines` keeps '\n' where a message holds several lines on purpose (usage).
-static std::string printable(const std::string& text, bool keep_newlines) {
+/// an escape sequence in a .cfg line, a line break in a YAML key) can neither corrupt the
+/// terminal nor split the error line.
+static std::string printable(const std::string& text) {
   std::string out;
   out.reserve(text.size());
   for (const char c : text) {
     const auto u = static_cast<unsigned char>(c);
-    if ((u < 0x20 && c != '\t' && !(keep_newlines && c == '\n')) || u == 0x7f)
+    if ((u < 0x20 && c != '\t') || u == 0x7f)
       out += fmt::format("\\x{:02x}", u);
     else
       out += c;
@@ -26,12 +26,20 @@ static std::string printable(const std::string& text, bool keep_newlines) {
   return out;
 }
 
+/// printable(), except that a usage block the command-line front ends append on purpose
+/// ("\nusage: ..." to the end) keeps its lines.
+static std::string printable_message(const std::string& msg) {
+  const size_t usage = msg.find("\nusage: ");
+  if (usage == std::string::npos) return printable(msg);
+  return printable(msg.substr(0, usage)) + msg.substr(usage);
+}
+
 static std::string format_config_error(const Origin& o, const std::string& path,
                                        const std::string& msg) {
-  std::string s = printable(o.str(), false);
+  std::string s = printable(o.str());
   if (!s.empty()) s += ": ";
-  if (!path.empty()) s += printable(path, false) + ": ";
-  return s + printable(msg, true);
+  if (!path.empty()) s += printable(path) + ": ";
+  return s + printable_message(msg);
 }
 
 ConfigError::ConfigError(const Origin& origin, const std::string& path, const std::string& message)

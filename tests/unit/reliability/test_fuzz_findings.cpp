@@ -4,9 +4,11 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "sim/config/experiment.h"
 #include "sim/config/node.h"
 #include "sim/core/error.h"
 #include "tests/support/config_error.h"
+#include "tests/support/temp_dir.h"
 #include "workloads/frontends/scalesim_cfg.h"
 
 using namespace systole;
@@ -33,9 +35,22 @@ TEST_CASE("a path index that is not a number is a ConfigError", "[unit][reliabil
 TEST_CASE("control characters in an error are written as \\xNN", "[unit][reliability][fuzz]") {
   const ConfigError e({"a\x1b[2Jb.yaml", 1, 2}, std::string("k\0y", 3),
                       "got '\x01\x7f'\tthen\nmore");
-  CHECK(std::string(e.what()) == "a\\x1b[2Jb.yaml:1:2: k\\x00y: got '\\x01\\x7f'\tthen\nmore");
+  CHECK(std::string(e.what()) == "a\\x1b[2Jb.yaml:1:2: k\\x00y: got '\\x01\\x7f'\tthen\\x0amore");
+  // The usage block a command-line error appends keeps its lines.
+  CHECK(std::string(ConfigError({"<command line>"}, "", "bad\nusage: simrun X\n  more\n").what()) ==
+        "<command line>: bad\nusage: simrun X\n  more\n");
   // A SCALE-Sim .cfg line of binary bytes: one printable line.
   const std::string msg = config_error(
       [] { workloads::parse_scalesim_cfg(std::string("\x00\x01[general]\x00\n", 13), "s.cfg"); });
   CHECK(msg == "s.cfg:1: expected 'key = value' or 'key: value', got '\\x00\\x01[general]\\x00'");
+}
+
+TEST_CASE("a YAML key with a line break is one error line", "[unit][reliability][fuzz]") {
+  // fuzz_experiment: a quoted key holding "\n" printed the unknown-key error on two lines.
+  test::TempDir dir;
+  const std::string path = dir.write("k.yaml", "name: x\n\"a\\nb\": 1\n");
+  const std::string msg = config_error([&] { config::load_experiment(path, {}); });
+  CHECK(msg == path +
+                   ":2:1: a\\x0ab: unknown top-level key; an experiment has name, description, "
+                   "system, systems, workload, sweep, output");
 }
