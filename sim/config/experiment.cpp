@@ -102,6 +102,20 @@ std::vector<SystemEntry> systems_of(const Node& n) {
   return out;
 }
 
+/// A -p path must start at a top-level key: `-p sytem.chip.clock=2GHz` or `-p foo.bar=1` was set
+/// in a part of the tree nothing reads, and the run went on with the file's values (issue 14).
+/// The path `--describe` prints (`chip.mxu.rows`) is suggested under `system.`.
+void check_override_root(const std::string& key, const Origin& at) {
+  const std::string root = key.substr(0, key.find_first_of(".["));
+  const auto& keys = experiment_keys();
+  if (std::find(keys.begin(), keys.end(), root) != keys.end()) return;
+  const std::string hint = root == "chip" || root == "device" || root == "mapping" || root == "kind"
+                               ? " (did you mean 'system." + key + "'?)"
+                               : did_you_mean(root, keys);
+  throw ConfigError(
+      at, key, "unknown top-level key '" + root + "'" + hint + "; an experiment has " + join(keys));
+}
+
 /// A `-p system.…` on an experiment with `systems:` is ambiguous: say how to name one.
 void check_override_target(const Node& root, const std::string& key) {
   const Node* systems = root.find("systems");
@@ -189,6 +203,7 @@ Experiment load_experiment(const std::string& path, const std::vector<std::strin
       }
       continue;
     }
+    check_override_root(key, value.origin());
     check_override_target(root, key);
     check_inline_param(root, key, value.origin());
     if (is_sweep_axis(sweep, key)) sweep.erase(key);

@@ -54,3 +54,19 @@ TEST_CASE("a YAML key with a line break is one error line", "[unit][reliability]
                    ":2:1: a\\x0ab: unknown top-level key; an experiment has name, description, "
                    "system, systems, workload, sweep, output");
 }
+
+TEST_CASE("a -p path outside the experiment's keys is an error", "[unit][reliability]") {
+  // It was set where nothing reads it and the run kept the file's values, exit 0 (issue 14).
+  test::TempDir dir;
+  const std::string path = dir.write("e.yaml", "system: {kind: tpu_chip}\nworkload: w.yaml\n");
+  CHECK(config_error([&] { config::load_experiment(path, {"sytem.chip.clock=2GHz"}); }) ==
+        "<command line -p sytem.chip.clock=2GHz>: sytem.chip.clock: unknown top-level key "
+        "'sytem' (did you mean 'system' or 'systems'?); an experiment has name, description, "
+        "system, systems, workload, sweep, output");
+  CHECK(config_error([&] { config::load_experiment(path, {"chip.mxu.rows=64"}); }) ==
+        "<command line -p chip.mxu.rows=64>: chip.mxu.rows: unknown top-level key 'chip' (did you "
+        "mean 'system.chip.mxu.rows'?); an experiment has name, description, system, systems, "
+        "workload, sweep, output");
+  CHECK(config_error([&] { config::load_experiment(path, {"system.chip.mxu.rows=64"}); }) ==
+        "<no error>");
+}
