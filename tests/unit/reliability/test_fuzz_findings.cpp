@@ -70,3 +70,19 @@ TEST_CASE("a -p path outside the experiment's keys is an error", "[unit][reliabi
   CHECK(config_error([&] { config::load_experiment(path, {"system.chip.mxu.rows=64"}); }) ==
         "<no error>");
 }
+
+TEST_CASE("a document yaml-cpp cannot start is a syntax error, not a hang",
+          "[unit][reliability][fuzz]") {
+  // fuzz_experiment: YAML::LoadAll looped forever on ",]" (jbeder/yaml-cpp issue 1040), taking
+  // memory with it.
+  CHECK(config_error([] { config::parse_yaml(",]\n", "e.yaml"); }) ==
+        "e.yaml:1:1: YAML syntax error: unexpected ',' (no value starts with it)");
+  CHECK(config_error([] { config::parse_yaml("#-p a=1\n ,]#2\nb: 1\n", "e.yaml"); }) ==
+        "e.yaml:2:2: YAML syntax error: unexpected ',' (no value starts with it)");
+  // Still: one document, empty files, a second document.
+  CHECK(config::parse_yaml("a: 1\n", "e.yaml").find("a") != nullptr);
+  CHECK(config::parse_yaml("", "e.yaml").is_null());
+  CHECK(config::parse_yaml("# only a comment\n", "e.yaml").is_null());
+  CHECK(config_error([] { config::parse_yaml("a: 1\n---\nb: 2\n", "e.yaml"); }) ==
+        "e.yaml:3:1: a second YAML document starts here ('---'); a Systole file holds one");
+}
