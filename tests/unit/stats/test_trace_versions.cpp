@@ -22,6 +22,7 @@ namespace {
 PointResult traced_point() {
   PointResult r;
   r.id = 0;
+  r.key = "0";  // a stable id is required since the shard merge (issue 14)
   r.trace.enabled = true;
   r.trace.clock = 1.05e9;
   r.trace.units = {"chip0.core0.mxu0", "chip0.core0.dma0"};
