@@ -38,14 +38,18 @@ export HDF5_USE_FILE_LOCKING=FALSE
 mkdir -p "$build/fuzz/artifacts"
 
 # The frame an ASan/libFuzzer report blames: the first below the sanitizer, libFuzzer, the
-# allocator and libc. "libhdf5" when it lies inside the HDF5 library (not instrumented, not
-# ours); "none" when the input no longer fails.
+# allocator, the string/memory interceptors and libc. "libhdf5" when it lies inside the HDF5
+# library (not instrumented, not ours); "none" when the input no longer fails; "unattributed"
+# when no frame is left (libFuzzer's RSS limit, checked from a thread of its own).
 blamed_module() {
-  local report
+  local report frame
   report="$("$build/fuzz/fuzz_$1" "$2" 2>&1)" && { echo none; return; }
-  grep -E '^ +#[0-9]+ ' <<<"$report" |
-    grep -vE '__interceptor_|__asan|__sanitizer|__lsan|fuzzer::|libc\.so|libstdc\+\+|abort|raise| in (malloc|calloc|realloc|free|operator new)' |
-    head -1 | grep -q 'libhdf5' && echo libhdf5 || echo ours
+  frame="$(grep -E '^ +#[0-9]+ ' <<<"$report" |
+    grep -vE '__interceptor_|__asan|__sanitizer|__lsan|fuzzer::|libc\.so|sysdeps|csu/|libstdc\+\+|abort|raise| in (main|_start|__libc_start[a-z_]*|malloc|calloc|realloc|free|operator new|mem[a-z]*|str[a-z]*)[ (]' |
+    head -1)"
+  if [ -z "$frame" ]; then echo unattributed
+  elif grep -q libhdf5 <<<"$frame"; then echo libhdf5
+  else echo ours; fi
 }
 
 status=0
@@ -72,8 +76,8 @@ for t in "${run[@]}"; do
     blamed="$(blamed_module "$t" "$a")"
     if [ "$blamed" = libhdf5 ]; then
       hdf5=$((hdf5 + 1))
-    elif [ "$blamed" = none ]; then
-      echo "fuzz.sh: $a no longer fails when re-run (fork mode lost the input?)"
+    elif [ "$blamed" = none ] || [ "$blamed" = unattributed ]; then
+      echo "fuzz.sh: $a: $blamed (no longer fails, or an RSS limit with no stack)"
     else
       echo "fuzz.sh: FINDING in Systole's code: $a" >&2
       status=1
