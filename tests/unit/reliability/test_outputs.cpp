@@ -50,6 +50,7 @@ bool dies_within(pid_t pid, double seconds) {
 stats::PointResult tiny_result(int id) {
   stats::PointResult r;
   r.id = id;
+  r.key = std::to_string(id);  // ResultsWriter needs a stable id since the shard merge
   r.status = "ok";
   r.label = "p" + std::to_string(id);
   r.layers = stats::Table("layers", "");
