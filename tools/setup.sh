@@ -5,12 +5,17 @@
 #   tools/setup.sh            install + configure + build (Release); simrun is build/bin/simrun
 #   tools/setup.sh --test     the same, then run the whole test suite (ctest)
 #   tools/setup.sh --deps     install packages only
+#   tools/setup.sh --sanitize the unit and SystemC tests (ctest labels unit, sc) built with clang
+#                             under ASan + UBSan (the `sanitize` preset, ./build-sanitize), then each
+#                             fuzz target for SYSTOLE_FUZZ_SECONDS (default 20) s (tools/fuzz.sh)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 packages=(g++ cmake ninja-build pkg-config libsystemc-dev libboost-program-options-dev
           libhdf5-dev hdf5-tools libfmt-dev catch2 libyaml-cpp-dev openmpi-bin libopenmpi-dev
           python3-h5py python3-pandas python3-matplotlib)  # the last three: tools/systole
+# --sanitize: clang with its sanitizer and libFuzzer runtimes (a recommends, not a dependency).
+[ "${1:-}" = "--sanitize" ] && packages+=(clang libclang-rt-14-dev)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -28,6 +33,18 @@ fi
 
 build="${SYSTOLE_BUILD_DIR:-$here/build}"
 jobs="$(nproc 2>/dev/null || echo 2)"
+
+if [ "${1:-}" = "--sanitize" ]; then
+  sbuild="${SYSTOLE_SANITIZE_DIR:-$here/build-sanitize}"
+  [ -f "$sbuild/CMakeCache.txt" ] || cmake -S "$here" --preset sanitize -B "$sbuild" >/dev/null
+  cmake --build "$sbuild" -j "$jobs" --target unit_tests sc_tests reliability_unit_tests \
+    shard_unit_tests stats_unit_tests fuzz_findings_unit_tests gpu_device_sc_tests simrun
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    LSAN_OPTIONS="suppressions=$here/tests/fuzz/lsan.supp" \
+    ctest --test-dir "$sbuild" -L '^(unit|sc)$' --output-on-failure -j "$jobs"
+  SYSTOLE_SANITIZE_DIR="$sbuild" "$here/tools/fuzz.sh" all "${SYSTOLE_FUZZ_SECONDS:-20}"
+  exit 0
+fi
 if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi

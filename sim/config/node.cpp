@@ -1,10 +1,12 @@
 #include "sim/config/node.h"
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <sstream>
 
 #include "sim/core/input_file.h"
 #include "sim/core/text.h"
@@ -270,20 +272,84 @@ std::string Node::to_yaml() const {
   return std::string(out.c_str()) + "\n";
 }
 
-Node parse_yaml(const std::string& text, const std::string& name) {
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(text);
-  } catch (const YAML::Exception& e) {
-    // yaml-cpp appends the offending text to some messages ("the referenced anchor is not
-    // defined: NAME"); the position is enough, and a file that is no YAML is not quoted.
-    throw ConfigError(origin_of(e.mark, name), "",
-                      "YAML syntax error: " + e.msg.substr(0, e.msg.find(": ")));
+namespace {
+
+/// Where each document of a YAML stream starts; nothing else is kept.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  YAML::Mark start;  ///< of the document
+  YAML::Mark root;   ///< of its root value
+  void OnDocumentStart(const YAML::Mark& m) override { start = root = m, seen_ = false; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { value(m); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { value(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    value(m);
   }
-  if (docs.size() > 1)
-    throw ConfigError(origin_of(docs[1].Mark(), name), "",
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    value(m);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    value(m);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  bool seen_ = false;
+  void value(const YAML::Mark& m) {
+    if (!seen_) root = m;
+    seen_ = true;
+  }
+};
+
+ConfigError yaml_syntax_error(const YAML::Exception& e, const std::string& name) {
+  // yaml-cpp appends the offending text to some messages ("the referenced anchor is not
+  // defined: NAME"); the position is enough, and a file that is no YAML is not quoted.
+  return ConfigError(origin_of(e.mark, name), "",
+                     "YAML syntax error: " + e.msg.substr(0, e.msg.find(": ")));
+}
+
+/// Whether `text` holds a YAML document; throws when it holds more than one. yaml-cpp 0.7's LoadAll
+/// loops forever, allocating an empty document per turn, on a document that starts with a token no
+/// node can start with (a file ",]": jbeder/yaml-cpp issue 1040, fixed upstream by pull request
+/// 1319; found by fuzz_experiment). Documents are counted here instead, up to the second, and one
+/// that starts where the previous one did is that syntax error.
+bool has_one_document(const std::string& text, const std::string& name) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts h;
+  try {
+    if (!parser.HandleNextDocument(h)) return false;
+    const YAML::Mark first = h.start;
+    if (!parser.HandleNextDocument(h)) return true;
+    if (h.start.pos == first.pos) {
+      const size_t at = static_cast<size_t>(std::max(0, h.start.pos));
+      const std::string c = at < text.size() ? text.substr(at, 1) : "end of file";
+      throw ConfigError(origin_of(h.start, name), "",
+                        "YAML syntax error: unexpected '" + c + "' (no value starts with it)");
+    }
+    throw ConfigError(origin_of(h.root, name), "",
                       "a second YAML document starts here ('---'); a Systole file holds one");
-  return docs.empty() ? Node() : Converter(text, name).convert(docs.front(), "");
+  } catch (const YAML::Exception& e) {
+    throw yaml_syntax_error(e, name);
+  }
+}
+
+}  // namespace
+
+Node parse_yaml(const std::string& text, const std::string& name) {
+  if (!has_one_document(text, name)) return Node();
+  YAML::Node doc;
+  try {
+    doc = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw yaml_syntax_error(e, name);
+  }
+  return Converter(text, name).convert(doc, "");
 }
 
 Node load_yaml_file(const std::string& path, const Origin& referenced_from) {
@@ -395,6 +461,21 @@ Node resolve_bases(const Node& node, int depth) {
   return result;
 }
 
+namespace {
+
+/// The N of "[N]" in a path: decimal digits only, below 2^31 (std::stol threw
+/// std::invalid_argument on "[x]", an internal error instead of a ConfigError).
+long parse_index(const std::string& path, const std::string& digits) {
+  const bool ok = !digits.empty() && digits.size() <= 9 &&
+                  digits.find_first_not_of("0123456789") == std::string::npos;
+  if (!ok)
+    throw ConfigError({"<path>"}, path,
+                      "index '[" + digits + "]' is not a list position (0, 1, 2, ...)");
+  return std::stol(digits);
+}
+
+}  // namespace
+
 std::vector<PathStep> split_path(const std::string& path) {
   std::vector<PathStep> steps;
   std::string cur;
@@ -408,7 +489,7 @@ std::vector<PathStep> split_path(const std::string& path) {
       cur.clear();
       size_t close = path.find(']', i);
       if (close == std::string::npos) throw ConfigError({"<path>"}, path, "unclosed '['");
-      steps.push_back({"", std::stol(path.substr(i + 1, close - i - 1))});
+      steps.push_back({"", parse_index(path, path.substr(i + 1, close - i - 1))});
       i = close;
     } else {
       cur.push_back(c);
@@ -421,7 +502,12 @@ std::vector<PathStep> split_path(const std::string& path) {
 
 void set_path(Node& root, const std::string& path, Node value) {
   Node* cur = &root;
-  const auto steps = split_path(path);
+  std::vector<PathStep> steps;
+  try {
+    steps = split_path(path);
+  } catch (const ConfigError& e) {  // blame the -p argument or sweep key, not "<path>"
+    throw ConfigError(value.origin(), path, e.message());
+  }
   for (size_t i = 0; i < steps.size(); ++i) {
     const bool last = i + 1 == steps.size();
     const auto& s = steps[i];

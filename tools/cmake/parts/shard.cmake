@@ -13,6 +13,9 @@ find_package(MPI COMPONENTS C QUIET)
 if(MPI_C_FOUND)
   target_sources(simrun_lib PRIVATE ${_sh}/sim/app/mpi_session.cpp)
   target_link_libraries(simrun_lib PRIVATE MPI::MPI_C)
+  # Only the C API: without these, <mpi.h> pulls in Open MPI's C++ bindings, whose vtables need
+  # libmpi_cxx (undefined MPI::Comm::Comm() at simrun's link without LTO).
+  target_compile_definitions(simrun_lib PRIVATE OMPI_SKIP_MPICXX MPICH_SKIP_MPICXX)
   message(STATUS "simrun --mpi: with MPI (${MPIEXEC_EXECUTABLE})")
 else()
   target_sources(simrun_lib PRIVATE ${_sh}/sim/app/mpi_session_none.cpp)
