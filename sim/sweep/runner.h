@@ -19,7 +19,7 @@ using TickFn = std::function<void(const std::vector<const Point*>& running)>;
 struct RunnerOptions {
   int jobs = 1;
   double point_timeout_s = 0;  ///< > 0: a worker running longer is killed, its point failed
-  TickFn on_tick;              ///< optional
+  TickFn on_tick = nullptr;    ///< optional
 };
 
 /// Runs in the worker: simulates one point.
