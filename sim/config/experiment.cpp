@@ -73,22 +73,18 @@ void apply_zip_overrides(Node& sweep, const Given& given) {
   if (zip->items().empty()) sweep.erase("zip");
 }
 
-/// A -p path starts at a key an experiment has. `chip.mxu.rows` (how `--describe tpu_chip`
-/// prints the path) is `system.chip.mxu.rows`.
+/// A -p path must start at a top-level key: `-p sytem.chip.clock=2GHz` or `-p foo.bar=1` was set
+/// in a part of the tree nothing reads, and the run went on with the file's values (issue 14).
+/// The path `--describe` prints (`chip.mxu.rows`) is suggested under `system.`.
 void check_override_root(const std::string& key, const Origin& at) {
   const std::string root = key.substr(0, key.find_first_of(".["));
   const auto& keys = experiment_keys();
   if (std::find(keys.begin(), keys.end(), root) != keys.end()) return;
-  std::string hint = did_you_mean(root, keys);
-  if (hint.empty())
-    hint = fmt::format(
-        " (did you mean system.{}? -p paths start at the experiment's top level; "
-        "--describe lists a system's keys below system.)",
-        key);
-  throw ConfigError(at, key,
-                    fmt::format("unknown top-level key '{}'{}; an experiment has {}, and "
-                                "sweep.PATH sweeps a path",
-                                root, hint, join(keys)));
+  const std::string hint = root == "chip" || root == "device" || root == "mapping" || root == "kind"
+                               ? " (did you mean 'system." + key + "'?)"
+                               : did_you_mean(root, keys);
+  throw ConfigError(
+      at, key, "unknown top-level key '" + root + "'" + hint + "; an experiment has " + join(keys));
 }
 
 /// `workload: FILE` is `workload: {file: FILE}`, so -p and sweeps can set workload.params.

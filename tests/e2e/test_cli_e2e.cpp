@@ -46,7 +46,7 @@ TEST_CASE("simrun: -p paths start at the experiment's top level", "[e2e][cli]") 
   auto r = test::simrun("e.yaml -p chip.mxu.rows=64 --validate", dir);
   check_error(r,
               "<command line -p chip.mxu.rows=64>: chip.mxu.rows: unknown top-level key "
-              "'chip' (did you mean system.chip.mxu.rows?");
+              "'chip' (did you mean 'system.chip.mxu.rows'?)");
   r = test::simrun("e.yaml -p sytem.chip.clock=2GHz --validate", dir);
   check_error(r, "unknown top-level key 'sytem' (did you mean 'system' or 'systems'?)");
   r = test::simrun("e.yaml -p foo.bar=1 --validate", dir);

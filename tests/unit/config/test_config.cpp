@@ -516,7 +516,7 @@ TEST_CASE("experiment: -p on one zip member is an error; on every member it fixe
 
 TEST_CASE("experiment: a -p path must start at an experiment key", "[config][experiment]") {
   CHECK_THROWS_WITH(load_experiment(tpuv4_yaml(), {"chip.mxu.rows=64"}),
-                    Catch::Contains("did you mean system.chip.mxu.rows?"));
+                    Catch::Contains("did you mean 'system.chip.mxu.rows'?"));
   CHECK_THROWS_AS(load_experiment(tpuv4_yaml(), {"foo.bar=1"}), ConfigError);
 }
 
