@@ -113,14 +113,16 @@ TEST_CASE("SCALE-Sim mode refuses the options it does not honour", "[e2e][cli]")
 
 TEST_CASE("simrun: Ctrl-C keeps the finished points and says how to --resume", "[e2e][cli]") {
   TempDir dir;
-  // Four points of about a second each, one worker: SIGINT arrives mid-sweep.
-  dir.write("e.yaml",
-            "base: " + test::source_dir() +
-                "/configs/presets/tpuv4_chip.yaml\nworkload: {file: " + test::source_dir() +
-                "/workloads/resnet50.yaml, params: {batch: 8}}\n"
-                "sweep: {system.chip.hbm.bandwidth: [0.6TB/s, 0.7TB/s, 0.8TB/s, "
-                "0.9TB/s]}\n");
-  const auto r = test::run("cd " + dir.dir.string() + " && timeout -s INT 6 " +
+  // 60 points of a quarter second each, one worker: SIGINT arrives after 4 s, mid-sweep, with
+  // some points finished even on a loaded host.
+  std::string values;
+  for (int i = 0; i < 60; ++i) values += (i ? ", " : "") + std::to_string(600 + i) + "GB/s";
+  dir.write("e.yaml", "base: " + test::source_dir() +
+                          "/configs/presets/tpuv4_chip.yaml\n"
+                          "workload: {layers: [{name: g, m: 2048, n: 2048, k: 2048}]}\n"
+                          "sweep: {system.chip.hbm.bandwidth: [" +
+                          values + "]}\n");
+  const auto r = test::run("cd " + dir.dir.string() + " && timeout -s INT 4 " +
                                test::simrun_path() + " e.yaml -o r.h5 --jobs 1",
                            dir);
   INFO(r.out << r.err);
