@@ -113,16 +113,16 @@ TEST_CASE("SCALE-Sim mode refuses the options it does not honour", "[e2e][cli]")
 
 TEST_CASE("simrun: Ctrl-C keeps the finished points and says how to --resume", "[e2e][cli]") {
   TempDir dir;
-  // 60 points of a quarter second each, one worker: SIGINT arrives after 4 s, mid-sweep, with
-  // some points finished even on a loaded host.
+  // 40 points of a quarter second each (checked first: ~40 ms each), one worker: SIGINT after 6 s,
+  // mid-sweep, with some points finished even on a loaded host.
   std::string values;
-  for (int i = 0; i < 60; ++i) values += (i ? ", " : "") + std::to_string(600 + i) + "GB/s";
+  for (int i = 0; i < 40; ++i) values += (i ? ", " : "") + std::to_string(600 + i) + "GB/s";
   dir.write("e.yaml", "base: " + test::source_dir() +
                           "/configs/presets/tpuv4_chip.yaml\n"
                           "workload: {layers: [{name: g, m: 2048, n: 2048, k: 2048}]}\n"
                           "sweep: {system.chip.hbm.bandwidth: [" +
                           values + "]}\n");
-  const auto r = test::run("cd " + dir.dir.string() + " && timeout -s INT 4 " +
+  const auto r = test::run("cd " + dir.dir.string() + " && timeout -s INT 6 " +
                                test::simrun_path() + " e.yaml -o r.h5 --jobs 1",
                            dir);
   INFO(r.out << r.err);
