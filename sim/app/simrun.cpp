@@ -473,12 +473,12 @@ int run_experiment(const Options& o, const std::string& command_line, const swee
                     : std::vector<stats::Table>{comparison.networks, comparison.layers});
 
   if (ex.output.summary && !o.quiet && o.point_summary) {
-    std::cout << "\n" << stats::points_summary(results_in, swept);
+    std::cout << "\n" << stats::points_summary(results_in, swept, width);
     if (results_in.size() <= 8) {
       for (const auto& r : results_in) {
         if (!r.ok()) continue;
         std::cout << fmt::format("\npoint {} ({}, id {}):\n", r.id, r.label, r.key)
-                  << stats::layers_summary(r);
+                  << stats::layers_summary(r, width);
       }
     }
   }

@@ -42,13 +42,27 @@ std::string metric_text(const PointResult& p, const std::string& name, Dimension
 
 }  // namespace
 
-std::string format_table(const std::vector<std::string>& header,
-                         const std::vector<std::vector<std::string>>& rows) {
+namespace {
+
+std::vector<size_t> column_widths(const std::vector<std::string>& header,
+                                  const std::vector<std::vector<std::string>>& rows) {
   std::vector<size_t> w(header.size());
   for (size_t c = 0; c < header.size(); ++c) w[c] = header[c].size();
   for (const auto& r : rows)
     for (size_t c = 0; c < r.size() && c < w.size(); ++c) w[c] = std::max(w[c], r[c].size());
-  std::vector<bool> right(header.size(), true);
+  return w;
+}
+
+size_t table_width(const std::vector<size_t>& w, size_t columns) {
+  size_t total = 0;
+  for (size_t c = 0; c < columns && c < w.size(); ++c) total += w[c] + (c ? 2 : 0);
+  return total;
+}
+
+std::string aligned_table(const std::vector<std::string>& header,
+                          const std::vector<std::vector<std::string>>& rows,
+                          const std::vector<size_t>& w) {
+  std::vector<bool> right(w.size(), true);
   for (const auto& r : rows)
     for (size_t c = 0; c < r.size() && c < right.size(); ++c)
       if (!r[c].empty() && r[c] != "-" && !numeric(r[c])) right[c] = false;
@@ -63,11 +77,33 @@ std::string format_table(const std::vector<std::string>& header,
     return s + "\n";
   };
   std::string out = line(header);
-  size_t total = 0;
-  for (auto x : w) total += x + 2;
-  out += std::string(total > 2 ? total - 2 : 0, '-') + "\n";
+  out += std::string(table_width(w, w.size()), '-') + "\n";
   for (const auto& r : rows) out += line(r);
   return out;
+}
+
+}  // namespace
+
+std::string format_table(const std::vector<std::string>& header,
+                         const std::vector<std::vector<std::string>>& rows, size_t width) {
+  std::vector<size_t> w = column_widths(header, rows);
+  if (width == 0 || table_width(w, w.size()) <= width) return aligned_table(header, rows, w);
+  std::vector<std::string> h = header;  // system.chip.hbm.bandwidth -> bandwidth
+  for (auto& name : h)
+    if (name.find('.') != std::string::npos) name = name.substr(name.rfind('.') + 1);
+  w = column_widths(h, rows);
+  size_t keep = w.size();
+  while (keep > 1 && table_width(w, keep) > width) --keep;
+  if (keep == w.size()) return aligned_table(h, rows, w);
+  std::vector<std::vector<std::string>> cut;
+  for (const auto& r : rows) cut.emplace_back(r.begin(), r.begin() + std::min(r.size(), keep));
+  const std::vector<std::string> left_out(header.begin() + static_cast<long>(keep), header.end());
+  std::string note = fmt::format("({} more column{}: {})", left_out.size(),
+                                 left_out.size() == 1 ? "" : "s", join(left_out, ", "));
+  if (note.size() > width) note = note.substr(0, width > 4 ? width - 4 : 0) + "...)";
+  return aligned_table({h.begin(), h.begin() + static_cast<long>(keep)}, cut,
+                       {w.begin(), w.begin() + static_cast<long>(keep)}) +
+         note + "\n";
 }
 
 namespace {
@@ -96,7 +132,7 @@ std::string communication_summary(const std::vector<PointResult>& points) {
 }  // namespace
 
 std::string points_summary(const std::vector<PointResult>& points,
-                           const std::vector<std::string>& swept_paths) {
+                           const std::vector<std::string>& swept_paths, size_t width) {
   std::vector<std::string> header = {"point", "id"};
   for (const auto& p : swept_paths) header.push_back(p);
   for (const char* h : {"status", "cycles", "time", "MAC util", "TFLOP/s", "HBM traffic"})
@@ -124,14 +160,14 @@ std::string points_summary(const std::vector<PointResult>& points,
     }
     rows.push_back(std::move(r));
   }
-  std::string out = format_table(header, rows);
+  std::string out = format_table(header, rows, width);
   out += communication_summary(points);
   for (const auto& p : points)
     if (!p.ok()) out += fmt::format("point {} (id {}) failed: {}\n", p.id, p.key, p.error);
   return out;
 }
 
-std::string layers_summary(const PointResult& p) {
+std::string layers_summary(const PointResult& p, size_t width) {
   const Table& t = p.layers;
   if (t.empty()) return "";
   std::vector<std::string> header = {"layer",    "shape", "tile",        "cycles", "MAC util",
@@ -146,7 +182,7 @@ std::string layers_summary(const PointResult& p) {
                     format_quantity(t.get_number(i, "hbm_bytes"), Dimension::kBytes),
                     fmt::format("{:.1f}", t.get_number(i, "arithmetic_intensity"))});
   }
-  return format_table(header, rows);
+  return format_table(header, rows, width);
 }
 
 namespace {

@@ -9,17 +9,19 @@
 
 namespace systole::stats {
 
-/// Aligned text table; numeric columns right-aligned.
+/// Aligned text table; numeric columns right-aligned. With `width` > 0 it fits that many
+/// columns: dotted headers are shortened to their last part first, then columns are left out
+/// from the right (a last line names them); a cell is never cut.
 std::string format_table(const std::vector<std::string>& header,
-                         const std::vector<std::vector<std::string>>& rows);
+                         const std::vector<std::vector<std::string>>& rows, size_t width = 0);
 
 /// One row per point: index, stable id, swept values, status, cycles, time, utilization, HBM
 /// traffic.
 std::string points_summary(const std::vector<PointResult>& points,
-                           const std::vector<std::string>& swept_paths);
+                           const std::vector<std::string>& swept_paths, size_t width = 0);
 
 /// One row per layer of one point.
-std::string layers_summary(const PointResult& p);
+std::string layers_summary(const PointResult& p, size_t width = 0);
 
 /// Where a sweep stands, for its progress line.
 struct Progress {

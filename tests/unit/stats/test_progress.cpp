@@ -41,3 +41,26 @@ TEST_CASE("progress line: running points, cut to the terminal width", "[unit][st
   CHECK(cut.substr(56) == "...");
   CHECK(full.rfind(cut.substr(0, 56), 0) == 0);
 }
+
+TEST_CASE("summary tables fit the terminal: short headers, then columns left out",
+          "[unit][stats][progress]") {
+  using systole::stats::format_table;
+  const std::vector<std::string> header = {"point", "system.chip.hbm.bandwidth", "cycles", "time"};
+  const std::vector<std::vector<std::string>> rows = {{"0", "1.2TB/s", "123,456,789", "1.2 ms"}};
+  const std::string wide = format_table(header, rows);
+  CHECK(wide.find("system.chip.hbm.bandwidth") != std::string::npos);
+  CHECK(format_table(header, rows, 200) == wide);
+  // 5 + 2 + 9 + 2 + 11 + 2 + 6 = 37 columns with the header shortened to its last part.
+  const std::string shortened = format_table(header, rows, 40);
+  CHECK(shortened.find("bandwidth") != std::string::npos);
+  CHECK(shortened.find("system.chip") == std::string::npos);
+  CHECK(shortened.find("123,456,789") != std::string::npos);
+  const std::string cut = format_table(header, rows, 30);
+  CHECK(cut.find("123,456,789") != std::string::npos);  // a cell is whole or left out
+  CHECK(cut.find("1.2 ms") == std::string::npos);
+  CHECK(cut.find("(1 more column: time)\n") != std::string::npos);
+  for (size_t at = 0, next; at < cut.size(); at = next + 1) {
+    next = cut.find('\n', at);
+    CHECK(next - at <= 30);
+  }
+}
