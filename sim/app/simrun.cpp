@@ -198,12 +198,6 @@ sweep::Applies schema_applies(const Registry& reg) {
   };
 }
 
-/// `s` on one line: an error message printed beside a progress display.
-std::string one_line(std::string s) {
-  std::replace(s.begin(), s.end(), '\n', ' ');
-  return s;
-}
-
 struct Validated {
   size_t count = 0;                       // design points
   std::vector<sweep::Point> points;       // all of them, unless only validating
@@ -234,7 +228,7 @@ Validated validate_points(const Registry& reg, const config::Experiment& ex,
                           const sweep::Shard& shard, bool keep_points) {
   Validated v;
   const sweep::Plan plan = sweep::plan(ex, schema_applies(reg));
-  for (size_t i = 0; i < plan.size(); ++i) v.count += shard.owns(i);
+  v.count = shard.points_of(plan.size());
   for (size_t i = 0; i < plan.size(); ++i) {
     if (!shard.owns(i)) continue;
     sweep::Point p = plan.point(i);

@@ -65,6 +65,12 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
   return s;
 }
 
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  return s;
+}
+
 std::string with_commas(unsigned long long v) {
   std::string d = std::to_string(v), out;
   int n = 0;

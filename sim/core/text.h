@@ -22,4 +22,7 @@ std::string join(const std::vector<std::string>& items, const std::string& sep =
 /// Human figures: 1234567 -> "1,234,567".
 std::string with_commas(unsigned long long v);
 
+/// `s` with its line breaks (\n, \r) as spaces: a message printed as one line.
+std::string one_line(std::string s);
+
 }  // namespace systole

@@ -19,6 +19,11 @@ struct Shard {
   bool owns(size_t point) const {
     return point % static_cast<size_t>(count) == static_cast<size_t>(index);
   }
+  /// How many of the points 0..total-1 it owns.
+  size_t points_of(size_t total) const {
+    const auto i = static_cast<size_t>(index), n = static_cast<size_t>(count);
+    return total > i ? (total - i + n - 1) / n : 0;
+  }
   /// "1/3"
   std::string text() const;
 };

@@ -16,6 +16,7 @@
 #include <iostream>
 
 #include "sim/core/output_path.h"
+#include "sim/core/text.h"
 #include "sim/stats/results_file.h"
 #include "tools/trace/chrome_trace.h"
 
@@ -61,13 +62,6 @@ Args parse(int argc, char** argv) {
   return a;
 }
 
-bool same_file(const std::string& a, const std::string& b) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::exists(b, ec) && fs::equivalent(a, b, ec)) return true;
-  return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
-}
-
 /// Writes `points` to a.out through "<out>.partial"; the partial file goes if anything fails.
 trace::ExportCounts write(const Args& a, const std::vector<const stats::PointResult*>& points) {
   const std::string partial = a.out + ".partial";
@@ -93,9 +87,7 @@ int run(int argc, char** argv) {
   }
   const Args a = parse(argc, argv);
   check_output_path(a.out, {a.in});  // not the input, a regular file or absent, writable
-  if (same_file(a.in, a.out + ".partial"))
-    throw trace::TraceError(
-        fmt::format("the output {}'s temporary file {}.partial is the input", a.out, a.out));
+  check_not_input(a.out + ".partial", {a.in});
   const auto all = stats::read_points_isolated(a.in);
   const auto points = trace::traced_points(all, a.point, a.in);
   const auto n = write(a, points);
@@ -104,12 +96,6 @@ int run(int argc, char** argv) {
       "slices, {} tracks; open it in https://ui.perfetto.dev\n",
       a.out, n.devices, n.slices, n.concurrent, n.layer_slices, n.tracks);
   return 0;
-}
-
-std::string one_line(std::string s) {
-  for (char& c : s)
-    if (c == '\n' || c == '\r') c = ' ';
-  return s;
 }
 
 }  // namespace

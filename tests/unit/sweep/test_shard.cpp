@@ -166,3 +166,14 @@ TEST_CASE("count_points counts without building, saturating on huge grids", "[sw
   }
   CHECK(sweep::count_points(experiment(big)) == SIZE_MAX);  // 300^8 > 2^64
 }
+
+TEST_CASE("a shard's point count is the number of points it owns", "[unit][shard]") {
+  for (int n = 1; n <= 7; ++n)
+    for (int i = 0; i < n; ++i)
+      for (size_t total = 0; total <= 30; ++total) {
+        const systole::sweep::Shard s{i, n};
+        size_t owned = 0;
+        for (size_t p = 0; p < total; ++p) owned += s.owns(p);
+        CHECK(s.points_of(total) == owned);
+      }
+}
