@@ -113,11 +113,11 @@ TEST_CASE("SCALE-Sim mode refuses the options it does not honour", "[e2e][cli]")
 
 TEST_CASE("simrun: Ctrl-C keeps the finished points and says how to --resume", "[e2e][cli]") {
   TempDir dir;
-  // 12 points of about a second each on an idle host (three on a loaded one), one worker:
+  // 16 points of about a second each on an idle host (three on a loaded one), one worker:
   // SIGINT after 6 s arrives mid-sweep, with some points finished. (40 points of 2048^3 all
   // finished within 6 s on an idle host with the LTO build.)
   std::string values;
-  for (int i = 0; i < 12; ++i) values += (i ? ", " : "") + std::to_string(600 + i) + "GB/s";
+  for (int i = 0; i < 16; ++i) values += (i ? ", " : "") + std::to_string(600 + i) + "GB/s";
   dir.write("e.yaml", "base: " + test::source_dir() +
                           "/configs/presets/tpuv4_chip.yaml\n"
                           "workload: {layers: [{name: g, m: 4096, n: 4096, k: 4096}]}\n"
