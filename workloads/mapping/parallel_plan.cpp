@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 namespace systole::workloads {
@@ -60,7 +61,8 @@ Layer collective(LayerOp op, const std::string& name, u64 bytes, const std::arra
   return c;
 }
 
-/// Bytes of a layer's output as one chip holds it.
+}  // namespace
+
 u64 output_bytes(const Layer& l) {
   const u64 eb = dtype_bytes(l.dtype);
   switch (l.op) {
@@ -77,6 +79,8 @@ u64 output_bytes(const Layer& l) {
   }
 }
 
+namespace {
+
 class Partitioner {
  public:
   Partitioner(const ParallelDegrees& d, const std::array<bool, 3>& axes) : d_(d), axes_(axes) {}
@@ -85,6 +89,7 @@ class Partitioner {
     const auto from = producers(layers);
     state_.assign(layers.size(), Shard::kReplicated);
     for (size_t i = 0; i < layers.size(); ++i) {
+      source_ = i;
       Layer l = layers[i];
       for (auto& in : l.inputs)  // a layer reads the collective that now follows its producer
         if (renamed_.count(in)) in = renamed_.at(in);
@@ -104,7 +109,7 @@ class Partitioner {
   void emit(Layer l, std::string split, bool inserted = false) {
     if (!inserted && d_.data > 1 && !is_collective_op(l.op))
       split += fmt::format(", batch/{}", d_.data);
-    plan_.layers.push_back({std::move(l), std::move(split), inserted});
+    plan_.layers.push_back({std::move(l), std::move(split), inserted, source_});
   }
 
   /// Splits `l` over the tensor group; returns its output's sharding.
@@ -183,6 +188,7 @@ class Partitioner {
   std::vector<Shard> state_;
   std::map<std::string, std::string> renamed_;
   ParallelPlan plan_;
+  std::size_t source_ = 0;
 };
 
 }  // namespace
@@ -198,10 +204,66 @@ ParallelPlan partition(const std::vector<Layer>& layers, const ParallelDegrees& 
                        const std::array<bool, 3>& tensor_axes) {
   if (d.data == 1 && d.tensor == 1) {
     ParallelPlan p;
-    for (const auto& l : layers) p.layers.push_back({l, "whole", false});
+    for (size_t i = 0; i < layers.size(); ++i) p.layers.push_back({layers[i], "whole", false, i});
     return p;
   }
   return Partitioner(d, tensor_axes).run(layers);
+}
+
+std::vector<StageRange> split_stages(const std::vector<Layer>& layers, std::int64_t stages) {
+  const std::size_t n = layers.size();
+  if (stages < 1 || static_cast<std::size_t>(stages) > n)
+    throw WorkloadError(fmt::format(
+        "{} pipeline stages need at least {} layers (a stage is never empty); the workload has {}",
+        stages, stages, n));
+  const auto p = static_cast<std::size_t>(stages);
+  std::vector<u64> prefix(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + layers[i].macs() * u(layers[i].repeat);
+  // best[s][i]: the smallest largest-stage MACs of layers [0, i) in s stages; cut[s][i]: where
+  // its last stage begins (the earliest such boundary).
+  constexpr u64 kNone = ~u64{0};
+  std::vector<std::vector<u64>> best(p + 1, std::vector<u64>(n + 1, kNone));
+  std::vector<std::vector<size_t>> cut(p + 1, std::vector<size_t>(n + 1, 0));
+  best[0][0] = 0;
+  for (size_t s = 1; s <= p; ++s)
+    for (size_t i = s; i <= n; ++i)
+      for (size_t j = s - 1; j < i; ++j) {
+        if (best[s - 1][j] == kNone) continue;
+        const u64 worst = std::max(best[s - 1][j], prefix[i] - prefix[j]);
+        if (worst < best[s][i]) {
+          best[s][i] = worst;
+          cut[s][i] = j;
+        }
+      }
+  // From the end back: each stage begins at the earliest boundary that keeps the optimum.
+  std::vector<StageRange> out(p);
+  size_t end = n;
+  for (size_t s = p; s >= 1; --s) {
+    const size_t first = cut[s][end];
+    out[s - 1] = {first, end, prefix[end] - prefix[first]};
+    end = first;
+  }
+  return out;
+}
+
+PipelinePlan partition_pipeline(const std::vector<Layer>& layers, const ParallelDegrees& d,
+                                std::int64_t microbatches, const std::array<bool, 3>& tensor_axes) {
+  PipelinePlan out;
+  out.microbatches = microbatches;
+  ParallelDegrees per = d;
+  per.data = d.data * microbatches;
+  per.pipeline = 1;
+  const ParallelPlan whole = partition(layers, per, tensor_axes);
+  for (const StageRange& r : split_stages(layers, d.pipeline)) {
+    PipelineStage st;
+    st.range = r;
+    for (const auto& l : whole.layers)
+      if (l.source >= r.first && l.source < r.end) st.plan.layers.push_back(l);
+    out.stages.push_back(std::move(st));
+  }
+  for (size_t s = 0; s + 1 < out.stages.size(); ++s)
+    out.stages[s].send_bytes = output_bytes(out.stages[s].plan.layers.back().layer);
+  return out;
 }
 
 LayerFootprint footprint(const Layer& l) {

@@ -11,6 +11,7 @@ if(SYSTOLE_BUILD_TESTS)
     SOURCES ${PROJECT_SOURCE_DIR}/tests/unit/workloads/test_parallel_plan.cpp
             ${PROJECT_SOURCE_DIR}/tests/unit/workloads/test_collective_layers.cpp
             ${PROJECT_SOURCE_DIR}/tests/unit/workloads/test_tpu_pod_config.cpp
+            ${PROJECT_SOURCE_DIR}/tests/unit/workloads/test_pipeline_plan.cpp
     LINKS models_system_config
     LABELS pod)
   systole_test(pod_sc_tests
