@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/ici/ici_network.h"
@@ -64,6 +65,13 @@ CollectivePlan append_collective(IciSchedule& s, const IciTopology& topo,
 /// (models/ici/README.md has the formula of every case).
 double alpha_beta_seconds(const IciTopology& topo, const IciLinkTiming& t,
                           const CollectiveSpec& spec);
+
+/// The idle-network time of point-to-point messages of `bytes` between each pair of chips, all
+/// started at once on disjoint routes: the slowest pair's hops x (router + link latency) plus
+/// its serialisation (IciLinkTiming::transfer_ps), in seconds.
+double point_to_point_seconds(const IciTopology& topo, const IciLinkTiming& t,
+                              const std::vector<std::pair<ChipId, ChipId>>& pairs,
+                              std::uint64_t bytes);
 
 /// nccl-tests' bus-bandwidth factor for `op` on `p` ranks: 2(p-1)/p for all-reduce, (p-1)/p
 /// for the others.

@@ -131,4 +131,13 @@ CollectiveResult run_collective(IciNetwork& net, const CollectiveSpec& spec) {
                            alpha_beta_seconds(net.topology(), net.timing(), spec));
 }
 
+double point_to_point_seconds(const IciTopology& topo, const IciLinkTiming& t,
+                              const std::vector<std::pair<ChipId, ChipId>>& pairs,
+                              std::uint64_t bytes) {
+  std::uint64_t worst = 0;
+  for (const auto& [src, dst] : pairs)
+    worst = std::max(worst, t.transfer_ps(bytes, topo.hops(src, dst)));
+  return static_cast<double>(worst) * 1e-12;
+}
+
 }  // namespace systole::models

@@ -15,6 +15,9 @@ struct IciNetworkModule::CollectiveRun {
   std::unique_ptr<IciScheduleCursor> cursor;
   double start_ps = 0;
   bool finished = false;
+  /// Point-to-point messages, not a collective: reported here, not recorded.
+  std::function<void(double)> p2p_done;
+  bool p2p = false;
 };
 
 IciNetworkModule::IciNetworkModule(const sc_core::sc_module_name& name, const IciConfig& cfg)
@@ -103,6 +106,51 @@ void IciNetworkModule::start_collective(const CollectiveSpec& spec,
   release(run, run.cursor->initial());
 }
 
+void IciNetworkModule::start_collective_within(const CollectiveSpec& spec,
+                                               const std::vector<bool>& chips,
+                                               std::function<void(const CollectiveResult&)> done) {
+  SYSTOLE_ASSERT(chips.size() == static_cast<std::size_t>(topo_.chips()),
+                 "a chip mask of another slice");
+  runs_.push_back(std::make_unique<CollectiveRun>(spec, std::move(done)));
+  CollectiveRun& run = *runs_.back();
+  IciSchedule all;
+  const CollectivePlan whole = append_collective(all, topo_, spec);
+  // Keep the messages sent by marked chips; a group's messages depend only on its own.
+  std::vector<IciMessageId> to(all.size(), ~IciMessageId{0});
+  std::vector<IciMessageId> deps;
+  for (IciMessageId m = 0; m < all.size(); ++m) {
+    const IciSchedule::Message& msg = all.message(m);
+    if (!chips[msg.src]) continue;
+    deps.clear();
+    for (const IciMessageId* d = all.deps_begin(m); d != all.deps_end(m); ++d) {
+      SYSTOLE_ASSERT(to[*d] != ~IciMessageId{0}, "a group that spans marked and unmarked chips");
+      deps.push_back(to[*d]);
+    }
+    to[m] = run.schedule.add(msg.src, msg.dst, msg.bytes, deps, msg.release_ps);
+  }
+  std::size_t marked = 0;
+  for (bool c : chips) marked += c ? 1 : 0;
+  run.plan = whole;
+  run.plan.first = 0;
+  run.plan.end = static_cast<IciMessageId>(run.schedule.size());
+  run.plan.groups = static_cast<int>(marked) / whole.group_size;
+  run.cursor = std::make_unique<IciScheduleCursor>(run.schedule);
+  run.start_ps = now_ps();
+  release(run, run.cursor->initial());
+}
+
+void IciNetworkModule::start_point_to_point(const std::vector<std::pair<ChipId, ChipId>>& pairs,
+                                            std::uint64_t bytes, std::function<void(double)> done) {
+  runs_.push_back(std::make_unique<CollectiveRun>(CollectiveSpec{}, nullptr));
+  CollectiveRun& run = *runs_.back();
+  run.p2p = true;
+  run.p2p_done = std::move(done);
+  for (const auto& [src, dst] : pairs) run.schedule.add(src, dst, bytes);
+  run.cursor = std::make_unique<IciScheduleCursor>(run.schedule);
+  run.start_ps = now_ps();
+  release(run, run.cursor->initial());
+}
+
 void IciNetworkModule::release(CollectiveRun& run, std::vector<IciMessageId> work) {
   // Joins (a chip waiting for its own receipts: zero bytes to itself) complete at once and take
   // no DMA place; every other message queues at its source chip's port.
@@ -122,6 +170,10 @@ void IciNetworkModule::release(CollectiveRun& run, std::vector<IciMessageId> wor
     chips.push_back(msg.src);
   }
   for (ChipId c : chips) offer_backlog(c);
+  if (run.cursor->remaining() == 0 && !run.finished && run.p2p) {
+    run.finished = true;
+    if (run.p2p_done) run.p2p_done((now_ps() - run.start_ps) * 1e-12);
+  }
   if (run.cursor->remaining() == 0 && !run.finished) {
     run.finished = true;
     const CollectiveResult r =

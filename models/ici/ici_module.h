@@ -73,6 +73,18 @@ class IciNetworkModule : public sc_core::sc_module, public IciIf {
   void start_collective(const CollectiveSpec& spec,
                         std::function<void(const CollectiveResult&)> done = {});
 
+  /// As start_collective, on the groups whose chips `chips` marks only (chips.size() = the
+  /// slice's chips; a group is either wholly in or wholly out: a pipeline stage's groups).
+  void start_collective_within(const CollectiveSpec& spec, const std::vector<bool>& chips,
+                               std::function<void(const CollectiveResult&)> done = {});
+
+  /// Point-to-point messages (a pipeline stage's hand-off to the next): `bytes` from the first
+  /// chip of each pair to the second, all offered now and independent of each other, through
+  /// the chips' ports; `done` gets the time from now to the last arrival, in seconds. Not a
+  /// collective: it does not join collectives().
+  void start_point_to_point(const std::vector<std::pair<ChipId, ChipId>>& pairs,
+                            std::uint64_t bytes, std::function<void(double)> done = {});
+
   const IciConfig& config() const { return cfg_; }
   const IciTopology& topology() const { return topo_; }
   const IciNetwork& network() const { return *net_; }

@@ -71,6 +71,14 @@ std::vector<UnitModule*> TpuChipModule::resolve(const Program& program) {
 }
 
 sc_core::sc_time TpuChipModule::run(const Program& program, std::uint32_t layers) {
+  start(program, layers);
+  const sc_core::sc_time start_time = sc_core::sc_time_stamp();
+  sc_core::sc_start();  // runs until no event is pending: the program is done or deadlocked
+  finish();
+  return sc_core::sc_time_stamp() - start_time;
+}
+
+void TpuChipModule::start(const Program& program, std::uint32_t layers) {
   const auto by_index = resolve(program);
   board_.start(&program, by_index.size());
   for (std::uint32_t i = 0; i < program.ops.size(); ++i) {
@@ -81,14 +89,14 @@ sc_core::sc_time TpuChipModule::run(const Program& program, std::uint32_t layers
   }
   for (auto* u : units_) u->kick(layers);
   for (auto& e : extra_) e.second->kick(layers);
-  const sc_core::sc_time start = sc_core::sc_time_stamp();
-  sc_core::sc_start();  // runs until no event is pending: the program is done or deadlocked
+}
+
+void TpuChipModule::finish() {
   if (board_.completed() != board_.size())
     throw SimError(fmt::format("the program deadlocked: {} of {} operations completed",
                                board_.completed(), board_.size()));
   for (auto* u : units_) u->end_run();
   for (auto& e : extra_) e.second->end_run();
-  return sc_core::sc_time_stamp() - start;
 }
 
 }  // namespace systole::models

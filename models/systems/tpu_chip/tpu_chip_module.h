@@ -29,6 +29,11 @@ class TpuChipModule : public sc_core::sc_module {
   /// memory this netlist does not have (by instance path: `<name>.core0.mxu0`, `<name>.hbm`) or
   /// if it deadlocked.
   sc_core::sc_time run(const Program& program, std::uint32_t layers);
+  /// run() in parts, for several chips under one sc_start (a pod's pipeline stages): start()
+  /// resolves `program` and wakes the units; after the caller's sc_start, finish() checks that
+  /// every op completed (SimError naming this chip if not) and ends the units' run.
+  void start(const Program& program, std::uint32_t layers);
+  void finish();
   /// The scoreboard of the last run: when each op completed.
   const Scoreboard& board() const { return board_; }
   /// The scoreboard units of this chip report to: for a unit added with add_unit.

@@ -27,11 +27,15 @@ sc_core::sc_time PodCollectiveUnit::execute(const Op& op, sc_core::sc_time /*dep
   rec.spec = spec_of(op);
   rec.begin_ps = static_cast<double>(sc_core::sc_time_stamp().value());
   finished_ = false;
-  net_.start_collective(rec.spec, [this, &rec](const CollectiveResult& r) {
+  const auto done = [this, &rec](const CollectiveResult& r) {
     rec.result = r;
     finished_ = true;
     done_.notify(sc_core::SC_ZERO_TIME);
-  });
+  };
+  if (within_.empty())
+    net_.start_collective(rec.spec, done);
+  else
+    net_.start_collective_within(rec.spec, within_, done);
   while (!finished_) sc_core::wait(done_);  // a group of one chip finishes at once
   rec.end_ps = static_cast<double>(sc_core::sc_time_stamp().value());
   counters(op.layer).busy_ps += rec.end_ps - rec.begin_ps;

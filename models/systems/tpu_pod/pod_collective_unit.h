@@ -26,6 +26,9 @@ class PodCollectiveUnit : public UnitModule {
   PodCollectiveUnit(const sc_core::sc_module_name& name, std::uint16_t id, Scoreboard& board,
                     stats::Trace* trace, IciNetworkModule& net);
   const std::vector<PodCollectiveRecord>& records() const { return records_; }
+  /// Runs each collective on the groups of the chips `chips` marks only (a pipeline stage's
+  /// chips; empty: the whole slice, the default).
+  void restrict_to(std::vector<bool> chips) { within_ = std::move(chips); }
   /// The collective `op` describes (OpKind::kCollective).
   static CollectiveSpec spec_of(const Op& op);
 
@@ -36,6 +39,7 @@ class PodCollectiveUnit : public UnitModule {
   IciNetworkModule& net_;
   sc_core::sc_event done_;
   bool finished_ = false;
+  std::vector<bool> within_;
   std::vector<PodCollectiveRecord> records_;
 };
 

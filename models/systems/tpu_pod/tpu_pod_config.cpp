@@ -68,10 +68,10 @@ void validate(const TpuPodConfig& c, const config::Node& n, const std::string& p
   const ParallelConfig& par = c.parallel;
   const std::int64_t chips = c.ici.chips();
   const std::int64_t tp = par.tensor * par.pipeline;
-  if (par.pipeline > 1)
-    fail(n, p, "pipeline",
-         "pipeline parallelism is not modelled yet (models/systems/tpu_pod/README.md); use "
-         "pipeline: 1");
+  if (par.pipeline == 1 && par.microbatches > 1)
+    fail(n, p, "microbatches",
+         fmt::format("{} micro-batches need pipeline stages (pipeline > 1); use microbatches: 1",
+                     par.microbatches));
   if (par.data == 0 && chips % tp)
     fail(n, p, "tensor",
          fmt::format("tensor x pipeline = {} does not divide the {} chips of the {} slice", tp,
@@ -88,6 +88,11 @@ void validate(const TpuPodConfig& c, const config::Node& n, const std::string& p
          fmt::format("the tensor group ({} chips) must span whole torus axes; the {} slice's "
                      "axes give groups of {}",
                      par.tensor, c.ici.shape_text(), products(c.ici.shape)));
+  if (!take_axes(c.ici.shape, par.pipeline, free, a.pipeline))
+    fail(n, p, "pipeline",
+         fmt::format("the pipeline stages ({}) must span whole torus axes besides the tensor "
+                     "group's; the {} slice's axes give groups of {}",
+                     par.pipeline, c.ici.shape_text(), products(c.ici.shape)));
 }
 
 }  // namespace
@@ -104,6 +109,7 @@ ParallelAxes TpuPodConfig::axes() const {
   ParallelAxes a;
   std::array<bool, 3> free{{true, true, true}};
   take_axes(ici.shape, parallel.tensor, free, a.tensor);
+  take_axes(ici.shape, parallel.pipeline, free, a.pipeline);
   for (size_t i = 0; i < 3; ++i) a.data[i] = free[i] && ici.shape[i] > 1;  // the rest
   return a;
 }
@@ -119,7 +125,14 @@ const config::SchemaOf<ParallelConfig>& ParallelConfig::schema() {
                  "axes from x on",
                  "chips")
         .integer("pipeline", &ParallelConfig::pipeline, 1, 1, 1 << 20,
-                 "pipeline stages (not modelled yet: 1)", "stages");
+                 "pipeline stages (GPipe): contiguous runs of layers balanced by MACs, each on "
+                 "its own chips; the stages span whole torus axes after the tensor group",
+                 "stages")
+        .integer("microbatches", &ParallelConfig::microbatches, 1, 1, 1 << 20,
+                 "GPipe micro-batches (pipeline > 1): each data-parallel replica's batch (the "
+                 "sequences; GEMM rows where a GEMM has no batch) splits into this many; must "
+                 "divide it",
+                 "micro-batches");
     return b;
   }();
   return s;

@@ -18,14 +18,18 @@ struct ParallelConfig {
   std::int64_t data = 0;  ///< 0: the chips left over, chips / (tensor x pipeline)
   std::int64_t tensor = 1;
   std::int64_t pipeline = 1;
+  std::int64_t microbatches = 1;  ///< GPipe micro-batches per mini-batch (pipeline > 1)
   static const config::SchemaOf<ParallelConfig>& schema();
 };
 
 /// Which torus axes each parallel group spans: the tensor group takes the first set of whole axes
 /// (in the order x, y, xy, z, xz, yz, xyz) whose sizes multiply to the tensor degree, so its
-/// collectives run on neighbouring links; the data group the axes left.
+/// collectives run on neighbouring links; the pipeline stages the next such set of the axes
+/// left (stage s: the chips whose coordinates on those axes, read as one number x first, are s);
+/// the data group the axes left after both.
 struct ParallelAxes {
   std::array<bool, 3> tensor{{false, false, false}};
+  std::array<bool, 3> pipeline{{false, false, false}};
   std::array<bool, 3> data{{false, false, false}};
 };
 

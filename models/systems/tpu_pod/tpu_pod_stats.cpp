@@ -132,4 +132,67 @@ const std::vector<stats::TableSpec>& pod_tables() {
   return specs;
 }
 
+void declare_pipeline_stats(stats::StatGroup& chip, const PipelineRun& run) {
+  const auto info = [](const char* name, const char* unit, const char* desc) {
+    return stats::StatInfo{name, unit, desc, ColumnType::kFloat, StatScope::kRunOnly};
+  };
+  const PipelineRun* r = &run;
+  const auto total = [r](double PipelineStageRun::*f) {
+    double t = 0;
+    for (const auto& s : r->stages) t += s.*f;
+    return t;
+  };
+  chip.formula(info("pipeline_bubble", "",
+                    "fraction of stage-time idle: sum over stages of idle time / (stages x run "
+                    "time) (GPipe, arXiv 1811.06965, §2.2)"),
+               [r](std::size_t) { return r->bubble(); });
+  chip.formula(
+      info("pipeline_bubble_formula", "", "GPipe's bubble for equal stages: (P - 1) / (M + P - 1)"),
+      [r](std::size_t) {
+        const auto p = static_cast<double>(r->stages.size());
+        return (p - 1) / (static_cast<double>(r->microbatches) + p - 1);
+      });
+  chip.formula(info("p2p_bytes", "B",
+                    "stage hand-offs: bytes each sending chip sent, summed "
+                    "over stages and micro-batches"),
+               [total](std::size_t) { return total(&PipelineStageRun::send_bytes); });
+  chip.formula(info("p2p_time", "s",
+                    "stage hand-offs: issue to last arrival, summed over stages and micro-batches"),
+               [total](std::size_t) { return total(&PipelineStageRun::send_s); });
+  stats::StatGroup& g = chip.group("pipeline", "pipeline");
+  for (std::size_t i = 0; i < run.stages.size(); ++i) {
+    stats::StatGroup& st = g.group("stage" + std::to_string(i), "pipeline_stage");
+    const auto field = [r, i](double PipelineStageRun::*f) {
+      return [r, i, f](std::size_t) { return r->stages.at(i).*f; };
+    };
+    st.formula(info("busy_time", "s",
+                    "from the start to the stage's last op, less its waits for the stage before"),
+               field(&PipelineStageRun::busy_s));
+    st.formula(info("idle_time", "s", "run time less busy time"), field(&PipelineStageRun::idle_s));
+    st.formula(info("layers", "", "compiled layers of one micro-batch, per chip"),
+               [r, i](std::size_t) { return static_cast<double>(r->stages.at(i).layers); });
+    st.formula(info("macs", "", "MACs per chip, all micro-batches"),
+               field(&PipelineStageRun::macs));
+    st.formula(info("weights", "B", "weight bytes per chip"), field(&PipelineStageRun::weights));
+    st.formula(info("p2p_bytes", "B", "bytes each chip sent to its peer in the next stage"),
+               field(&PipelineStageRun::send_bytes));
+    st.formula(info("p2p_time", "s", "its hand-offs, issue to last arrival, summed"),
+               field(&PipelineStageRun::send_s));
+    st.formula(info("p2p_formula_time", "s",
+                    "its hand-offs on an idle network: hops x (router + link latency) + "
+                    "serialisation, summed"),
+               field(&PipelineStageRun::send_formula_s));
+  }
+}
+
+const stats::TableSpec& pipeline_table() {
+  static const stats::TableSpec spec{"pipeline_stages",
+                                     "pipeline_stage",
+                                     "one row per pipeline stage, whole run",
+                                     stats::TableSpec::Rows::kGroups,
+                                     "pipeline",
+                                     "stage"};
+  return spec;
+}
+
 }  // namespace systole::models

@@ -9,6 +9,7 @@
 
 #include "models/ici/ici_module.h"
 #include "models/systems/tpu_pod/pod_collective_unit.h"
+#include "models/systems/tpu_pod/tpu_pod_pipeline.h"
 #include "sim/stats/result.h"
 #include "sim/stats/stat_tables.h"
 #include "sim/stats/timebase.h"
@@ -29,6 +30,14 @@ PodCommRun pod_comm(const std::vector<PodCollectiveRecord>& records, const stats
 /// `run` and `net` are read when a writer visits the tree.
 void declare_pod_stats(stats::StatGroup& chip, const PodCommRun& run, const IciNetworkModule* net,
                        const stats::Timebase& tb);
+
+/// Declares a pipelined run's figures in `chip`: run-level `pipeline_bubble` (and its GPipe
+/// formula), `p2p_bytes`, `p2p_time`, and a group `pipeline` with one `stage<s>` group per stage
+/// (busy and idle time, layers, MACs, weights, its hand-offs' bytes, time and idle-network time).
+void declare_pipeline_stats(stats::StatGroup& chip, const PipelineRun& run);
+
+/// The pipelined pod's table: one row per stage.
+const stats::TableSpec& pipeline_table();
 
 /// The pod's extra results tables: one row per ICI link, one per collective.
 const std::vector<stats::TableSpec>& pod_tables();

@@ -23,8 +23,9 @@ std::string size(std::uint64_t b) {
 
 std::string slice_text(const TpuPodConfig& c) {
   const auto d = c.degrees();
-  return fmt::format("{} slice ({} chips, data {} x tensor {})", c.ici.shape_text(), c.ici.chips(),
-                     d.data, d.tensor);
+  return fmt::format("{} slice ({} chips, data {} x tensor {}{})", c.ici.shape_text(),
+                     c.ici.chips(), d.data, d.tensor,
+                     d.pipeline > 1 ? fmt::format(" x pipeline {}", d.pipeline) : "");
 }
 
 }  // namespace
@@ -60,7 +61,14 @@ workloads::CompiledWorkload TpuPodSystem::compile(const workloads::Workload& w) 
   return workloads::compile(cfg_.chip, chip_layers(w), cfg_.mapping);
 }
 
-void TpuPodSystem::check(const workloads::Workload& w) const { compile(w); }
+void TpuPodSystem::check(const workloads::Workload& w) const {
+  if (cfg_.parallel.pipeline == 1) {
+    compile(w);
+    return;
+  }
+  const workloads::PipelinePlan p = pipeline_plan(w);
+  for (std::size_t s = 0; s < p.stages.size(); ++s) compile_stage(p, s);
+}
 
 Peaks TpuPodSystem::peaks() const {
   const TpuChipConfig& c = cfg_.chip;
@@ -70,6 +78,7 @@ Peaks TpuPodSystem::peaks() const {
 }
 
 stats::PointResult TpuPodSystem::run(const workloads::Workload& w, const RunOptions& opt) {
+  if (cfg_.parallel.pipeline > 1) return run_pipeline(w, opt);
   const TpuChipConfig& chip = cfg_.chip;
   stats::PointResult res;
   res.trace.enabled = opt.trace;

@@ -30,7 +30,17 @@ class TpuPodSystem : public System {
   /// WorkloadError when a layer does not fit a chip's HBM.
   workloads::CompiledWorkload compile(const workloads::Workload& w) const;
 
+  /// Pipeline parallelism (parallel.pipeline > 1): the stages, each chip's layers of one
+  /// micro-batch and the hand-off bytes; a batch that parallel.microbatches does not divide is
+  /// a ConfigError naming it.
+  workloads::PipelinePlan pipeline_plan(const workloads::Workload& w) const;
+  /// Stage `s`'s layers of one micro-batch compiled (fused as system.mapping says); throws
+  /// WorkloadError when the stage does not fit a chip's HBM.
+  workloads::CompiledWorkload compile_stage(const workloads::PipelinePlan& p, std::size_t s) const;
+
  private:
+  stats::PointResult run_pipeline(const workloads::Workload& w, const RunOptions& opt);
+  std::string plan_pipeline(const workloads::Workload& w) const;
   std::vector<workloads::Layer> chip_layers(const workloads::Workload& w) const;
   TpuPodConfig cfg_;
 };

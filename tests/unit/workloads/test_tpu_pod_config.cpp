@@ -58,7 +58,50 @@ TEST_CASE("tpu_pod: parallel degrees that do not fit the slice are errors", "[po
   CHECK_THAT(err("4x4", "{tensor: 4, data: 2}"),
              Catch::Contains("system.parallel.data") &&
                  Catch::Contains("2 x 4 x 1 = 8, but the 4x4 slice has 16 chips"));
-  CHECK_THAT(err("4x4", "{pipeline: 2}"),
-             Catch::Contains("system.parallel.pipeline") && Catch::Contains("not modelled yet"));
+  CHECK_THAT(err("4x4x4", "{tensor: 4, pipeline: 8}"),
+             Catch::Contains("system.parallel.pipeline") &&
+                 Catch::Contains("the pipeline stages (8) must span whole torus axes"));
+  CHECK_THAT(
+      err("4x4", "{tensor: 4, microbatches: 4}"),
+      Catch::Contains("system.parallel.microbatches") && Catch::Contains("need pipeline stages"));
+  CHECK_THAT(err("4x4", "{pipeline: 2, microbatches: 0}"),
+             Catch::Contains("system.parallel.microbatches"));
   CHECK_THAT(err("4x4", "{tensr: 4}"), Catch::Contains("tensor"));
+}
+
+TEST_CASE("tpu_pod: pipeline stages take whole axes after the tensor group", "[pod][config]") {
+  struct Case {
+    const char* shape;
+    const char* parallel;
+    Axes tensor, pipeline, data;
+  };
+  const Case cases[] = {
+      {"2x2x2",
+       "{tensor: 4, pipeline: 2}",
+       {{true, true, false}},
+       {{false, false, true}},
+       {{false, false, false}}},
+      {"4x4x4",
+       "{tensor: 4, pipeline: 4}",
+       {{true, false, false}},
+       {{false, true, false}},
+       {{false, false, true}}},
+      {"4x4x4",
+       "{tensor: 4, pipeline: 16}",
+       {{true, false, false}},
+       {{false, true, true}},
+       {{false, false, false}}},
+      {"8",
+       "{pipeline: 8, microbatches: 4}",
+       {{false, false, false}},
+       {{true, false, false}},
+       {{false, false, false}}},
+  };
+  for (const auto& c : cases) {
+    INFO(c.shape << " " << c.parallel);
+    const auto cfg = load(c.shape, c.parallel);
+    CHECK(cfg.axes().tensor == c.tensor);
+    CHECK(cfg.axes().pipeline == c.pipeline);
+    CHECK(cfg.axes().data == c.data);
+  }
 }

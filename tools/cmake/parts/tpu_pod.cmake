@@ -4,7 +4,8 @@
 set(_pod ${PROJECT_SOURCE_DIR}/models/systems/tpu_pod)
 target_sources(models_system_config PRIVATE ${_pod}/tpu_pod_config.cpp)
 target_sources(models_sc PRIVATE ${_pod}/pod_collective_unit.cpp ${_pod}/tpu_pod_stats.cpp
-               ${_pod}/tpu_pod_system.cpp ${_pod}/tpu_pod_plan.cpp)
+               ${_pod}/tpu_pod_system.cpp ${_pod}/tpu_pod_plan.cpp
+               ${_pod}/pod_stage_link.cpp ${_pod}/tpu_pod_pipeline.cpp ${_pod}/tpu_pod_pipeline_run.cpp)
 
 if(SYSTOLE_BUILD_TESTS)
   systole_test(pod_unit_tests
