@@ -54,13 +54,15 @@ Op handoff(std::uint32_t kind, std::uint64_t bytes, std::uint16_t unit) {
 }
 
 /// Prepends a receive: it becomes op 0, and every op that reads the layer's input, or that
-/// waited for nothing and loads no weights, waits for it (weights still prefetch).
-void prepend_receive(Program& p) {
+/// waited for nothing and loads no weights, waits for it; weight loads too unless `prefetch`
+/// (then they stream in while the stage waits for its input).
+void prepend_receive(Program& p, bool prefetch) {
   const auto unit = static_cast<std::uint16_t>(intern(p.units, "chip0.p2p"));
   for (auto& op : p.ops) {
     for (auto& d : op.deps) ++d;
     const bool weight = op.kind == OpKind::kLoad && op.operand == Operand::kWeight;
-    if (op.operand == Operand::kInput || (op.deps.empty() && !weight)) op.deps.push_back(0);
+    if (op.operand == Operand::kInput || (op.deps.empty() && (!weight || !prefetch)))
+      op.deps.push_back(0);
   }
   p.ops.insert(p.ops.begin(), handoff(PodStageLink::kRecv, 0, unit));
   for (auto& t : p.vmem_tail)
@@ -129,7 +131,7 @@ CompiledWorkload stage_schedule(const CompiledWorkload& per_micro, std::size_t s
       std::vector<CompiledLayer> parts{per_micro.layers[i]};
       if (i == 0 && receives) {
         parts = peel(parts.front(), true);
-        prepend_receive(parts.front().lowered);
+        prepend_receive(parts.front().lowered, per_micro.layer_overlap);
       }
       if (i == last && sends) {
         std::vector<CompiledLayer> tail = peel(parts.back(), false);

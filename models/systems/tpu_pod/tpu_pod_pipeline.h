@@ -28,7 +28,8 @@ StageChips stage_chips(const IciTopology& topo, const std::array<bool, 3>& pipel
 
 /// Stage `stage` of `stages` for `micro` micro-batches: each micro-batch's copy of the compiled
 /// layers (named `mb<j>.<layer>`), with a receive op on the stage's `p2p` unit before the
-/// first (stage > 0: every op that reads the stage's input waits for it) and a send op of
+/// first (stage > 0: every op that reads the stage's input waits for it; its first weight loads
+/// too unless per_micro.layer_overlap, which lets them stream in during the wait) and a send op of
 /// `send_bytes` after the last (stage < stages-1: it waits for every op of that layer). The
 /// program's units are those of `device` (`chip0` when compiled).
 workloads::CompiledWorkload stage_schedule(const workloads::CompiledWorkload& per_micro,

@@ -17,6 +17,7 @@ if(SYSTOLE_BUILD_TESTS)
     LABELS pod)
   systole_test(pod_sc_tests
     SOURCES ${PROJECT_SOURCE_DIR}/tests/sc/test_tpu_pod.cpp
+            ${PROJECT_SOURCE_DIR}/tests/sc/test_tpu_pod_pipeline.cpp
     LINKS models_sc
     LABELS pod)
 endif()
