@@ -129,6 +129,23 @@ std::string communication_summary(const std::vector<PointResult>& points) {
          format_table({"point", "collectives", "exposed comm", "busbw", "max link util"}, rows);
 }
 
+/// Pipelined points (tpu_pod, parallel.pipeline > 1): the bubble and the stage hand-offs.
+std::string pipeline_summary(const std::vector<PointResult>& points) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& p : points) {
+    if (!p.ok() || !has_metric(p, "pipeline_bubble")) continue;
+    rows.push_back({std::to_string(p.id),
+                    fmt::format("{:.3f}", p.metrics.number("pipeline_bubble")),
+                    fmt::format("{:.3f}", p.metrics.number("pipeline_bubble_formula")),
+                    format_quantity(p.metrics.number("p2p_bytes"), Dimension::kBytes),
+                    metric_text(p, "p2p_time", Dimension::kTime)});
+  }
+  if (rows.empty()) return "";
+  return "\n" + format_table({"point", "pipeline bubble", "GPipe (P-1)/(M+P-1)", "p2p bytes/chip",
+                              "p2p time"},
+                             rows);
+}
+
 }  // namespace
 
 std::string points_summary(const std::vector<PointResult>& points,
@@ -162,6 +179,7 @@ std::string points_summary(const std::vector<PointResult>& points,
   }
   std::string out = format_table(header, rows, width);
   out += communication_summary(points);
+  out += pipeline_summary(points);
   for (const auto& p : points)
     if (!p.ok()) out += fmt::format("point {} (id {}) failed: {}\n", p.id, p.key, p.error);
   return out;
