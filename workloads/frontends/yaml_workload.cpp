@@ -401,9 +401,10 @@ Params read_params(const Node* n, const std::string& path, const Params* declare
   return p;
 }
 
-const std::vector<std::string> kFileKeys = {"name", "source", "description", "params", "layers"};
-const std::vector<std::string> kSectionKeys = {"file",        "name",   "source",
-                                               "description", "params", "layers"};
+const std::vector<std::string> kFileKeys = {"name",   "source", "description",
+                                            "params", "layers", "blocks"};
+const std::vector<std::string> kSectionKeys = {"file",   "name",   "source", "description",
+                                               "params", "layers", "blocks"};
 
 void check_keys(const Node& n, const std::string& path, const std::vector<std::string>& allowed) {
   for (const auto& e : n.entries())
@@ -446,6 +447,33 @@ void read_inputs(const Node& layer, const std::string& path, std::vector<Layer>&
   }
 }
 
+// `blocks: N` (an expression over the params; default 1): the layer list is one block of a stack
+// of N run in sequence (transformer blocks). With N > 1 block i's layers are named
+// `b<i>.<name>`, their inputs name layers of the same block, and a block's `input` is the output
+// of the block before it (the workload's input for block 0).
+void repeat_blocks(const Node& n, const std::string& path, const Params& params,
+                   std::vector<Layer>& layers) {
+  const Node* b = n.find("blocks");
+  if (!b) return;
+  const std::string bpath = path.empty() ? "blocks" : path + ".blocks";
+  const std::int64_t blocks = eval_int_expr(b->text(), params, b->origin(), bpath);
+  if (blocks < 1 || blocks > 4096)
+    throw ConfigError(b->origin(), bpath,
+                      fmt::format("blocks = {}: expected 1 to 4096 blocks", blocks));
+  if (blocks == 1) return;
+  const std::vector<Layer> block = layers;
+  layers.clear();
+  for (std::int64_t i = 0; i < blocks; ++i) {
+    const std::string prefix = fmt::format("b{}.", i);
+    const std::string before = i == 0 ? kWorkloadInput : layers.back().name;
+    for (Layer l : block) {
+      l.name = prefix + l.name;
+      for (auto& in : l.inputs) in = in == kWorkloadInput ? before : prefix + in;
+      layers.push_back(std::move(l));
+    }
+  }
+}
+
 void read_layers(const Node& n, const std::string& path, const Params& params, Workload& w) {
   const Node* layers = n.find("layers");
   if (!layers) throw ConfigError(n.origin(), path, "missing 'layers:' list");
@@ -460,6 +488,7 @@ void read_layers(const Node& n, const std::string& path, const Params& params, W
     w.layers.push_back(parse_layer(layers->items()[i], at, i, params));
     read_inputs(layers->items()[i], at, w.layers);
   }
+  repeat_blocks(n, path, params, w.layers);
 }
 
 // A SCALE-Sim topology CSV (conv or `Layer, M, N, K` format) as int8 layers: its IFMAP sizes

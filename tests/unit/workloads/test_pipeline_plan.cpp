@@ -154,3 +154,35 @@ TEST_CASE("A pipelined GPT-3 block: micro-batches split the batch, stages keep t
   // Micro-batches that do not divide the batch name the layer and the split.
   REQUIRE_THROWS_WITH(partition_pipeline(w.layers, {1, 4, 2}, 3, kX), Catch::Contains("data = 3"));
 }
+
+TEST_CASE("A workload's blocks param stacks its layer list", "[pod][pipeline][workload]") {
+  const auto load = [](const std::string& params) {
+    return load_workload(
+        config::parse_yaml(fmt::format("{{file: {}/workloads/gpt3_175b.yaml, params: {{{}}}}}",
+                                       test::source_dir(), params),
+                           "test.yaml"));
+  };
+  const Workload one = load("tokens: 64, context: 64");
+  const Workload three = load("tokens: 64, context: 64, blocks: 3");
+  REQUIRE(one.layers.size() == 10);
+  REQUIRE(one.layers.front().name == "attn_norm");  // the default is unchanged
+  REQUIRE(three.layers.size() == 30);
+  std::uint64_t m1 = 0, m3 = 0;
+  for (const auto& l : one.layers) m1 += macs_of(l);
+  for (const auto& l : three.layers) m3 += macs_of(l);
+  REQUIRE(m3 == 3 * m1);
+  for (std::size_t i = 0; i < 30; ++i)
+    REQUIRE(three.layers[i].name == fmt::format("b{}.{}", i / 10, one.layers[i % 10].name));
+  // An inline workload: inputs name layers of the same block; `input` is the block before.
+  const Workload w = load_workload(
+      config::parse_yaml("{params: {n: 2}, blocks: n, layers: [{name: a, m: 8, n: 8, k: 8}, "
+                         "{name: r, op: add, rows: 8, cols: 8, inputs: [a, input]}]}",
+                         "w.yaml"));
+  REQUIRE(w.layers.size() == 4);
+  REQUIRE(w.layers[1].inputs == std::vector<std::string>{"b0.a", "input"});
+  REQUIRE(w.layers[3].inputs == std::vector<std::string>{"b1.a", "b0.r"});
+  REQUIRE_THROWS_WITH(load("blocks: 0"), Catch::Contains("params.blocks"));
+  REQUIRE_THROWS_WITH(
+      load_workload(config::parse_yaml("{blocks: 0, layers: [{name: a, m: 8, n: 8, k: 8}]}", "w")),
+      Catch::Contains("blocks = 0"));
+}
