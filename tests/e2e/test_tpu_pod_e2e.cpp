@@ -72,7 +72,8 @@ TEST_CASE("tpu_pod: data parallel with tensor = 1 equals tpu_chip exactly", "[e2
 
 TEST_CASE("tpu_pod: the shipped experiments and preset validate", "[e2e][pod]") {
   TempDir dir;
-  for (const char* cfg : {"tpuv4_pod.yaml", "tpuv4_allreduce_sweep.yaml"}) {
+  for (const char* cfg :
+       {"tpuv4_pod.yaml", "tpuv4_allreduce_sweep.yaml", "tpuv4_pod_pipeline.yaml"}) {
     const auto r = test::simrun(test::source_dir() + "/configs/" + cfg + " --validate", dir);
     INFO(cfg << ": " << r.out << r.err);
     CHECK(r.exit_code == 0);

@@ -13,6 +13,7 @@
 #include "models/ici/ici_module.h"
 #include "models/systems/tpu_pod/tpu_pod_system.h"
 #include "sim/config/node.h"
+#include "tests/support/sc_driver.h"
 #include "workloads/frontends/yaml_workload.h"
 
 using namespace systole;
@@ -20,16 +21,7 @@ using namespace systole::models;
 
 namespace {
 
-/// Runs `body` in an SC_THREAD.
-struct Driver : sc_core::sc_module {
-  SC_HAS_PROCESS(Driver);
-  Driver(const sc_core::sc_module_name& n, std::function<void()> body)
-      : sc_core::sc_module(n), body_(std::move(body)) {
-    SC_THREAD(run);
-  }
-  void run() { body_(); }
-  std::function<void()> body_;
-};
+using test::Driver;
 
 void p2p_meets_formula(const char* model) {
   config::Node n = config::Node::map();

@@ -91,11 +91,7 @@ workloads::CompiledWorkload TpuPodSystem::compile_stage(const workloads::Pipelin
 stats::PointResult TpuPodSystem::run_pipeline(const workloads::Workload& w, const RunOptions& opt) {
   const TpuChipConfig& chip = cfg_.chip;
   stats::PointResult res;
-  res.trace.enabled = opt.trace;
-  res.trace.clock = chip.clock.value();
-  for (auto k :
-       {OpKind::kLoad, OpKind::kStore, OpKind::kMatmul, OpKind::kVector, OpKind::kCollective})
-    res.trace.kinds.push_back(op_kind_name(k));
+  res.trace = pod_trace(chip, opt.trace);
 
   const workloads::PipelinePlan plan = pipeline_plan(w);
   const std::size_t stages = plan.stages.size();

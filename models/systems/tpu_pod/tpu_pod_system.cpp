@@ -81,11 +81,7 @@ stats::PointResult TpuPodSystem::run(const workloads::Workload& w, const RunOpti
   if (cfg_.parallel.pipeline > 1) return run_pipeline(w, opt);
   const TpuChipConfig& chip = cfg_.chip;
   stats::PointResult res;
-  res.trace.enabled = opt.trace;
-  res.trace.clock = chip.clock.value();
-  for (auto k :
-       {OpKind::kLoad, OpKind::kStore, OpKind::kMatmul, OpKind::kVector, OpKind::kCollective})
-    res.trace.kinds.push_back(op_kind_name(k));
+  res.trace = pod_trace(chip, opt.trace);
 
   const workloads::CompiledWorkload prog = compile(w);
   // The chip's ops are always traced: the exposed communication is measured from them.
@@ -120,6 +116,16 @@ stats::PointResult TpuPodSystem::run(const workloads::Workload& w, const RunOpti
     trace_ps_to_cycles(res.trace, tree.timebase());
   }
   return res;
+}
+
+stats::Trace pod_trace(const TpuChipConfig& chip, bool enabled) {
+  stats::Trace t;
+  t.enabled = enabled;
+  t.clock = chip.clock.value();
+  for (auto k :
+       {OpKind::kLoad, OpKind::kStore, OpKind::kMatmul, OpKind::kVector, OpKind::kCollective})
+    t.kinds.push_back(op_kind_name(k));
+  return t;
 }
 
 void register_tpu_pod(Registry& r) {

@@ -50,6 +50,9 @@ class TpuPodSystem : public System {
 void check_chip_memory(const TpuChipConfig& chip, const std::vector<workloads::Layer>& layers,
                        const std::string& slice);
 
+/// A pod run's trace header: `chip`'s clock and the op kinds its units trace.
+stats::Trace pod_trace(const TpuChipConfig& chip, bool enabled);
+
 /// Registers tpu_pod.
 void register_tpu_pod(Registry& r);
 

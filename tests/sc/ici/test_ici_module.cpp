@@ -12,22 +12,14 @@
 #include "models/ici/ici_flow_model.h"
 #include "models/ici/ici_module.h"
 #include "sim/config/node.h"
+#include "tests/support/sc_driver.h"
 
 using namespace systole;
 using namespace systole::models;
 
 namespace {
 
-/// Runs `body` in an SC_THREAD.
-struct Driver : sc_core::sc_module {
-  SC_HAS_PROCESS(Driver);
-  Driver(const sc_core::sc_module_name& n, std::function<void()> body)
-      : sc_core::sc_module(n), body_(std::move(body)) {
-    SC_THREAD(run);
-  }
-  void run() { body_(); }
-  std::function<void()> body_;
-};
+using test::Driver;
 
 IciConfig slice_config(const char* shape, std::int64_t dma_queue) {
   config::Node n = config::Node::map();
