@@ -79,7 +79,8 @@ TEST_CASE("gpu_node: data 8 x tensor 1 gives each GPU the gpu_device run of its 
 
 TEST_CASE("gpu_node: the shipped experiments and presets validate and plan", "[e2e][gpu_node]") {
   TempDir dir;
-  for (const char* cfg : {"h100_node_allreduce_sweep.yaml", "h100_node_gpt3.yaml"}) {
+  for (const char* cfg : {"h100_node_allreduce_sweep.yaml", "h100_node_gpt3.yaml",
+                          "compare_tpuv4_pod_hgx_h100.yaml"}) {
     const auto r = test::simrun(test::source_dir() + "/configs/" + cfg + " --validate", dir);
     INFO(cfg << ": " << r.out << r.err);
     CHECK(r.exit_code == 0);
