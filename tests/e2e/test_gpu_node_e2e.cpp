@@ -75,6 +75,8 @@ TEST_CASE("gpu_node: data 8 x tensor 1 gives each GPU the gpu_device run of its 
   CHECK(node.metrics.number("total_cycles") == gpu.metrics.number("total_cycles"));
   CHECK(node.metrics.number("sm_clock") == gpu.metrics.number("sm_clock"));
   CHECK(node.metrics.number("peak_flops") == 8 * gpu.metrics.number("peak_flops"));
+  CHECK(node.metrics.number("achieved_flops") == gpu.metrics.number("achieved_flops"));
+  CHECK(node.metrics.number("hbm_bytes") == gpu.metrics.number("hbm_bytes"));
 }
 
 TEST_CASE("gpu_node: the shipped experiments and presets validate and plan", "[e2e][gpu_node]") {

@@ -180,10 +180,9 @@ void write_node_results(const NodeRunView& v, stats::PointResult& res) {
          clock)
       .f("mac_utilization", "", "MAC-weighted tensor utilisation: compute bound / cycles",
          total > 0 ? peak_weighted / total : 0)
-      .f("achieved_flops", "FLOP/s", "the node's: 2 x useful MACs of every GPU / simulated time",
-         seconds > 0 ? 2 * macs * gpus / seconds : 0)
-      .i("hbm_bytes", "B", "bytes moved to and from HBM, every GPU",
-         static_cast<std::int64_t>(hbm * gpus))
+      .f("achieved_flops", "FLOP/s", "each GPU's: 2 x gpu0's useful MACs / simulated time",
+         seconds > 0 ? 2 * macs / seconds : 0)
+      .i("hbm_bytes", "B", "bytes gpu0 moved to and from its HBM", static_cast<std::int64_t>(hbm))
       .i("gpus", "", "GPUs on the node", static_cast<std::int64_t>(gpus))
       .i("data", "", "data-parallel ways", deg.data)
       .i("tensor", "", "tensor-parallel ways", deg.tensor)
