@@ -135,3 +135,42 @@ TEST_CASE("gpu_node: impossible node and parallel setups exit 2 with one line",
                  "does not fit gpu0's HBM (every GPU of the 8-GPU node (data 1 x tensor 8) "
                  "holds the same)");
 }
+
+TEST_CASE("gpu_node: a GPT-3 175B decode block runs tensor-parallel 8 on HGX H100",
+          "[e2e][gpu_node]") {
+  TempDir dir;
+  const auto r = run_one("base: " + presets() +
+                             "/hgx_h100_8.yaml\n"
+                             "system:\n  gpu: {device: {hbm: {model: bandwidth}}}\n"
+                             "  parallel: {tensor: 8}\n"
+                             "workload: {file: " +
+                             test::source_dir() +
+                             "/workloads/gpt3_175b.yaml, params: {tokens: 1, context: 2048}}\n",
+                         dir, "gpt3");
+  // Ten layers and the two all-reduces Megatron's row splits need.
+  REQUIRE(r.layers.rows().size() == 12);
+  double comm = 0;
+  for (std::size_t l = 0; l < 12; ++l) {
+    const std::string name = r.layers.get_string(l, "layer");
+    const bool ar = name == "out_proj.all_reduce" || name == "mlp_down.all_reduce";
+    INFO(name);
+    CHECK((r.layers.get_number(l, "collective_time") > 0) == ar);
+    if (!ar) continue;
+    CHECK(r.layers.get_string(l - 1, "layer") == name.substr(0, name.find('.')));
+    // The 1 x 12288 bf16 output of the row-split GEMM, summed over the 8 GPUs.
+    CHECK(r.layers.get_number(l, "collective_bytes") == 12288.0 * 2);
+    CHECK(r.layers.get_int(l, "group_size") == 8);
+    CHECK(r.layers.get_number(l, "exposed_comm_time") ==
+          Approx(r.layers.get_number(l, "collective_time")).epsilon(1e-9));
+    comm += r.layers.get_number(l, "collective_time");
+  }
+  CHECK(r.metrics.number("collective_time") == Approx(comm).epsilon(1e-12));
+  CHECK(r.metrics.number("collectives") == 2);
+  CHECK(r.metrics.number("max_link_utilization") > 0);
+  CHECK(r.metrics.number("time") > r.metrics.number("collective_time"));
+  const auto links = std::find_if(r.units.begin(), r.units.end(),
+                                  [](const stats::Table& t) { return t.name() == "nvlink_links"; });
+  REQUIRE(links != r.units.end());
+  REQUIRE(links->rows().size() == 16);
+  for (std::size_t i = 0; i < 16; ++i) CHECK(links->get_number(i, "utilization") > 0);
+}

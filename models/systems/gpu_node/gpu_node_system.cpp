@@ -78,6 +78,31 @@ std::vector<std::uint32_t> full_layers(const GpuNodeProgram& np) {
   return full;
 }
 
+/// Sets each collective's place in gpu0's stream: after the kernels of the layers before it.
+void place_collectives(GpuNodeProgram& np, const workloads::GpuProgram& prog) {
+  SYSTOLE_ASSERT(prog.layers.size() == np.compute.size(), "one GPU layer plan per layer");
+  std::size_t kernels = 0, at = 0;
+  for (std::size_t i = 0; i < np.compute_of.size(); ++i) {
+    if (np.compute_of[i] != kNone)
+      kernels += prog.layers[np.compute_of[i]].kernels.size();
+    else
+      np.collectives.at(at++).kernel = kernels;
+  }
+}
+
+/// Moves the kernels' events to the per-GPU layers and adds the collectives on `unit`.
+void trace_collectives(TraceRecorder& rec, stats::Trace& trace, const GpuNodeProgram& np,
+                       const std::vector<NodeCollectiveRun>& runs, const std::string& unit) {
+  const std::vector<std::uint32_t> full = full_layers(np);
+  for (auto& e : trace.events) e.layer = full.at(e.layer);  // compute -> per-GPU layer
+  const std::uint32_t u = rec.unit(unit);
+  const std::uint16_t kind = rec.kind("collective");
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    rec.add({static_cast<std::uint32_t>(np.collectives[i].layer), 0}, u, kind,
+            static_cast<double>(runs[i].begin_ps), static_cast<double>(runs[i].end_ps),
+            runs[i].spec.bytes);
+}
+
 }  // namespace
 
 GpuNodeProgram GpuNodeSystem::partition(const workloads::Workload& w) const {
@@ -129,15 +154,7 @@ stats::PointResult GpuNodeSystem::run(const workloads::Workload& w, const RunOpt
   const GpuSettledProgram settled = compile_settled(cfg_.gpu, np.compute);
   const GpuDeviceConfig& d = settled.device;
   const workloads::GpuProgram& prog = settled.program;
-  // A collective runs after the kernels of the compute layers before it.
-  SYSTOLE_ASSERT(prog.layers.size() == np.compute.size(), "one GPU layer plan per layer");
-  std::size_t kernels = 0, at = 0;
-  for (std::size_t i = 0; i < np.compute_of.size(); ++i) {
-    if (np.compute_of[i] != kNone)
-      kernels += prog.layers[np.compute_of[i]].kernels.size();
-    else
-      np.collectives.at(at++).kernel = kernels;
-  }
+  place_collectives(np, prog);
 
   stats::PointResult res;
   res.trace.enabled = opt.trace;
@@ -159,14 +176,7 @@ stats::PointResult GpuNodeSystem::run(const workloads::Workload& w, const RunOpt
   const std::vector<GpuKernelRun> runs = top.run(prog.kernels);
   if (rec.on()) {
     trace_kernels(rec, top.name(), top, prog, runs);
-    const std::vector<std::uint32_t> full = full_layers(np);
-    for (auto& e : res.trace.events) e.layer = full.at(e.layer);  // compute -> per-GPU layer
-    const std::uint32_t unit = rec.unit(std::string(top.name()) + ".nvlink");
-    const std::uint16_t kind = rec.kind("collective");
-    for (std::size_t i = 0; i < runs_c.size(); ++i)
-      rec.add({static_cast<std::uint32_t>(np.collectives[i].layer), 0}, unit, kind,
-              static_cast<double>(runs_c[i].begin_ps), static_cast<double>(runs_c[i].end_ps),
-              runs_c[i].spec.bytes);
+    trace_collectives(rec, res.trace, np, runs_c, std::string(top.name()) + ".nvlink");
     trace_to_cycles(res.trace, static_cast<double>(top.sms().period().value()));
     res.trace.clock = d.gpu_sm.clock.value();
   }
