@@ -137,3 +137,50 @@ TEST_CASE("gpu_node: a tensor-parallel all-reduce runs in the stream between the
   REQUIRE(r.layers.get_number(2, "exposed_comm_time") ==
           Approx(r.layers.get_number(2, "collective_time")).epsilon(1e-9));
 }
+
+TEST_CASE("gpu_node: tensor groups of 4 side by side take a 4-GPU node's time", "[sc][gpu_node]") {
+  // Two groups of 4 GPUs use disjoint NVLink trunks: each all-reduce must take exactly what it
+  // takes alone on a node of 4 GPUs (NCCL choosing for 4 ranks), and every trunk carries it.
+  const models::GpuNodeConfig cfg =
+      node("hgx_h100_8.yaml", "gpu: {device: {hbm: {model: bandwidth}}}\nparallel: {tensor: 4}\n");
+  const auto w = workload(
+      "layers: [{name: g1, m: 512, n: 4096, k: 1024}, {name: g2, m: 512, n: 1024, k: 4096}]");
+  models::NvlinkConfig four = cfg.nvlink;
+  four.gpus = 4;
+  const models::NvSwitchRoutes routes(4);
+  auto net = models::make_nvlink_network(four, routes);
+  models::NcclSpec s;
+  s.bytes = 256ull * 1024 * 2;  // g2's output, 256 x 1024 bf16 per GPU (data 2 halves m)
+  const models::NcclResult alone = models::run_nccl(*net, routes, four, s);
+  models::GpuNodeSystem sys(cfg);
+  const auto r = sys.run(w, {});
+  REQUIRE(r.layers.rows().size() == 3);
+  REQUIRE(r.layers.get_string(2, "layer") == "g2.all_reduce");
+  REQUIRE(r.layers.get_int(2, "group_size") == 4);
+  REQUIRE(r.layers.get_number(2, "collective_bytes") == static_cast<double>(s.bytes));
+  REQUIRE(r.layers.get_number(2, "collective_time") == alone.result.time_s);
+  REQUIRE(r.layers.get_number(2, "busbw") == Approx(alone.result.busbw).epsilon(1e-12));
+  const stats::Table& links = r.units.at(0);
+  for (std::size_t i = 0; i < 16; ++i) REQUIRE(links.get_number(i, "bytes") > 0);
+}
+
+TEST_CASE("gpu_node: on the packet-level network a collective takes the standalone time",
+          "[sc][gpu_node]") {
+  const models::GpuNodeConfig cfg = node("hgx_h100_8.yaml", "nvlink: {model: packet}\n");
+  const auto w = workload(
+      "layers: [{name: ar, op: all_reduce, bytes: 1MiB}, "
+      "{name: ag, op: all_gather, bytes: 256KiB}]");
+  models::GpuNodeSystem sys(cfg);
+  const auto r = sys.run(w, {});
+  for (std::size_t l = 0; l < 2; ++l) {
+    const models::NvSwitchRoutes routes(8);
+    auto net = models::make_nvlink_network(cfg.nvlink, routes);
+    models::NcclSpec s;
+    s.op = models::nccl_op_of(w.layers[l].op);
+    s.bytes = w.layers[l].coll.bytes;
+    const models::NcclResult alone = models::run_nccl(*net, routes, cfg.nvlink, s);
+    INFO("layer " << w.layers[l].name);
+    REQUIRE(alone.result.time_s > 0);
+    REQUIRE(r.layers.get_number(l, "collective_time") == alone.result.time_s);
+  }
+}
