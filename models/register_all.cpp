@@ -3,6 +3,7 @@
 #include "models/ici/ici_config.h"
 #include "models/nvlink/nvlink_config.h"
 #include "models/systems/gpu_device/gpu_device_system.h"
+#include "models/systems/gpu_node/gpu_node_system.h"
 #include "models/systems/tpu_chip/tpu_chip_system.h"
 #include "models/systems/tpu_pod/tpu_pod_system.h"
 #include "workloads/frontends/yaml_workload.h"
@@ -13,6 +14,7 @@ void register_all(Registry& r) {
   register_tpu_chip(r);
   register_gpu_device(r);
   register_tpu_pod(r);
+  register_gpu_node(r);
   r.add({"ici",
          "component",
          "ICI torus network between chips: flow-level (max-min) or packet-level reference",

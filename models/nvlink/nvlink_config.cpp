@@ -89,9 +89,15 @@ const config::SchemaOf<NvlinkConfig>& NvlinkConfig::schema() {
 
 NvlinkConfig load_nvlink_file(const std::string& path) {
   const config::Node root = config::resolve_bases(config::load_yaml_file(path));
-  const config::Node* n = root.is_map() ? root.find("nvlink") : nullptr;
-  if (n == nullptr) throw ConfigError(root.origin(), "nvlink", "the file has no nvlink section");
-  return NvlinkConfig::schema().load(*n, "nvlink");
+  // A gpu_node system file (system.nvlink), or a file with a top-level nvlink section.
+  const config::Node* sys = root.is_map() ? root.find("system") : nullptr;
+  const config::Node* n = sys && sys->is_map() ? sys->find("nvlink") : nullptr;
+  const std::string where = n ? "system.nvlink" : "nvlink";
+  if (n == nullptr) n = root.is_map() ? root.find("nvlink") : nullptr;
+  if (n == nullptr)
+    throw ConfigError(root.origin(), "nvlink",
+                      "the file has no nvlink section (system.nvlink or nvlink)");
+  return NvlinkConfig::schema().load(*n, where);
 }
 
 }  // namespace systole::models

@@ -40,7 +40,8 @@ struct NvlinkConfig {
   }
 };
 
-/// The `nvlink` section of a node file (configs/presets/hgx_*.yaml; `base:` files resolved).
+/// The `system.nvlink` (or top-level `nvlink`) section of a node file (configs/presets/hgx_*.yaml;
+/// `base:` files resolved).
 NvlinkConfig load_nvlink_file(const std::string& path);
 
 }  // namespace systole::models

@@ -65,7 +65,7 @@ TEST_CASE("malformed experiments exit 2 with one line and no output", "[e2e][err
       {"missing workload section", base, "bad.yaml: workload: missing 'workload:' section"},
       {"unknown system kind", base + "system: {kind: tpu_chp}\n" + wl,
        "bad.yaml:2:16: system.kind: unknown system kind 'tpu_chp' (did you mean 'tpu_chip'?); "
-       "known kinds: tpu_chip, gpu_device, tpu_pod"},
+       "known kinds: tpu_chip, gpu_device, tpu_pod, gpu_node"},
       {"unknown layer op", base + "workload:\n  layers:\n    - {op: gemmm, m: 4, n: 8, k: 8}\n",
        "bad.yaml:4:12: workload.layers[0].op: unknown op 'gemmm' (did you mean 'gemm'?); known "
        "ops: gemm, conv2d, attention, softmax, layernorm, rmsnorm, gelu, silu, add, mul, lstm, "

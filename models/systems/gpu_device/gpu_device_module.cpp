@@ -39,6 +39,7 @@ void GpuDeviceModule::stream_thread() {
   const sc_core::sc_time gap(static_cast<double>(cfg_.inter_kernel_gap.value()), sc_core::SC_PS);
   for (size_t i = 0; i < kernels_->size(); ++i) {
     const auto& k = (*kernels_)[i];
+    if (before_kernel_) before_kernel_(i);
     if (i > 0) sc_core::wait(gap);
     if (trace_) trace_->set_layer(kernel_layer_.at(i));
     GpuKernelRun r;
@@ -55,6 +56,7 @@ void GpuDeviceModule::stream_thread() {
     r.l2_after = l2_->timing().counters();
     runs_->push_back(std::move(r));
   }
+  if (before_kernel_) before_kernel_(kernels_->size());
 }
 
 void GpuDeviceModule::set_trace(TraceRecorder* rec, std::vector<std::uint32_t> kernel_layer) {

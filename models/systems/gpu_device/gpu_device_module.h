@@ -8,6 +8,7 @@
 
 #include <systemc>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -38,6 +39,11 @@ class GpuDeviceModule : public sc_core::sc_module {
   /// Records the SMs' copies and the L2's HBM traffic into `rec` (gpu_device_trace.h), each
   /// kernel's under its layer (`kernel_layer`, one per kernel). Call before run().
   void set_trace(TraceRecorder* rec, std::vector<std::uint32_t> kernel_layer);
+  /// Called in the stream before kernel i (before its gap), and with i = kernels after the
+  /// last: a multi-GPU system runs the collectives that sit there (it may wait). Call before run().
+  void set_stream_hook(std::function<void(size_t)> before_kernel) {
+    before_kernel_ = std::move(before_kernel);
+  }
 
   const GpuDeviceConfig& config() const { return cfg_; }
   const L2Module& l2() const { return *l2_; }
@@ -59,6 +65,7 @@ class GpuDeviceModule : public sc_core::sc_module {
   std::vector<GpuKernelRun>* runs_ = nullptr;
   TraceRecorder* trace_ = nullptr;
   std::vector<std::uint32_t> kernel_layer_;
+  std::function<void(size_t)> before_kernel_;
 };
 
 }  // namespace systole::models

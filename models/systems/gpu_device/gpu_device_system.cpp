@@ -60,8 +60,10 @@ struct LayerSums {
 };
 
 LayerSums sum_layer(const GpuDeviceConfig& d, const workloads::GpuProgram& p,
-                    const workloads::GpuLayerPlan& lp, const std::vector<GpuKernelRun>& runs) {
+                    const workloads::GpuLayerPlan& lp, const std::vector<GpuKernelRun>& runs,
+                    double extra_cycles) {
   LayerSums s;
+  s.cycles = extra_cycles;
   const double gap = d.cycles(d.inter_kernel_gap);
   for (size_t k : lp.kernels) {
     const GpuKernelRun& r = runs[k];
@@ -140,8 +142,10 @@ stats::Record layer_record(const GpuDeviceConfig& d, const workloads::GpuLayerPl
       .f("hbm_bound_cycles", "cycles", "compulsory bytes / peak HBM bandwidth",
          lp.hbm_bound_cycles * rep)
       .f("roofline_cycles", "cycles", "max(compute, HBM bounds)", roof)
-      .s("bound", "resource that bounds the roofline",
-         lp.compute_bound_cycles >= lp.hbm_bound_cycles ? "compute" : "hbm")
+      .s("bound", "resource that bounds the roofline (none: a layer without kernels)",
+         lp.kernels.empty()                               ? "none"
+         : lp.compute_bound_cycles >= lp.hbm_bound_cycles ? "compute"
+                                                          : "hbm")
       .f("roofline_fraction", "", "roofline cycles / simulated cycles",
          cycles > 0 ? roof / cycles : 0);
   return r;
@@ -204,17 +208,39 @@ std::string GpuDeviceSystem::plan(const workloads::Workload& w) const {
   return workloads::describe_gpu_program(cfg_.device, compile(w));
 }
 
-stats::PointResult GpuDeviceSystem::run(const workloads::Workload& w, const RunOptions& opt) {
+GpuSettledProgram compile_settled(const GpuSystemConfig& cfg,
+                                  const std::vector<workloads::Layer>& layers) {
   // Under a power cap the board settles at the clock its power allows (gpu_power.h); the
   // program is compiled again at that clock (latencies in cycles change the mapper's choice).
-  GpuDeviceConfig d = cfg_.device;
-  workloads::GpuProgram prog = compile(w);
+  GpuSettledProgram out{cfg.device, workloads::compile_gpu(cfg.device, layers, cfg.mapping)};
+  GpuDeviceConfig& d = out.device;
   if (d.boost_clock.value() > 0) {
-    const Hz f(power_limited_clock(d, kernel_loads(d, prog)));
+    const Hz f(power_limited_clock(d, kernel_loads(d, out.program)));
     d.gpu_sm.clock = f;
     d.l2.clock = f;
-    prog = workloads::compile_gpu(d, w.layers, cfg_.mapping);
+    out.program = workloads::compile_gpu(d, layers, cfg.mapping);
   }
+  return out;
+}
+
+GpuLayerRow gpu_layer_row(const GpuDeviceConfig& d, const workloads::GpuProgram& p,
+                          const workloads::GpuLayerPlan& lp, const std::vector<GpuKernelRun>& runs,
+                          double extra_cycles) {
+  const LayerSums s = sum_layer(d, p, lp, runs, extra_cycles);
+  const double rep = static_cast<double>(lp.layer.repeat);
+  GpuLayerRow row;
+  row.record = layer_record(d, lp, s);
+  row.cycles = s.cycles * rep;
+  row.macs = static_cast<double>(lp.macs) * rep;
+  row.hbm_bytes = static_cast<double>(s.hbm_bytes) * rep;
+  row.compute_bound_cycles = lp.compute_bound_cycles * rep;
+  return row;
+}
+
+stats::PointResult GpuDeviceSystem::run(const workloads::Workload& w, const RunOptions& opt) {
+  const GpuSettledProgram settled = compile_settled(cfg_, w.layers);
+  const GpuDeviceConfig& d = settled.device;
+  const workloads::GpuProgram& prog = settled.program;
   stats::PointResult res;
   res.trace.enabled = opt.trace;
   TraceRecorder rec(&res.trace);
@@ -229,14 +255,12 @@ stats::PointResult GpuDeviceSystem::run(const workloads::Workload& w, const RunO
 
   double total = 0, macs = 0, hbm = 0, peak_weighted = 0;
   for (const auto& lp : prog.layers) {
-    const LayerSums s = sum_layer(d, prog, lp, runs);
-    stats::Record r = layer_record(d, lp, s);
-    const double rep = static_cast<double>(lp.layer.repeat);
-    total += s.cycles * rep;
-    macs += static_cast<double>(lp.macs) * rep;
-    hbm += static_cast<double>(s.hbm_bytes) * rep;
-    peak_weighted += lp.compute_bound_cycles * rep;
-    res.layers.append(r);
+    const GpuLayerRow row = gpu_layer_row(d, prog, lp, runs);
+    total += row.cycles;
+    macs += row.macs;
+    hbm += row.hbm_bytes;
+    peak_weighted += row.compute_bound_cycles;
+    res.layers.append(row.record);
   }
   const double seconds = total / d.gpu_sm.clock.value();
   res.metrics.i("total_cycles", "cycles", "simulated SM cycles of all layers", u(total))

@@ -30,6 +30,27 @@ class GpuDeviceSystem : public System {
   GpuSystemConfig cfg_;
 };
 
+struct GpuKernelRun;
+
+/// The device at the clock its power limit allows for `layers` (boost_clock > 0, gpu_power.h)
+/// and the program compiled at that clock, as gpu_device runs it.
+struct GpuSettledProgram {
+  GpuDeviceConfig device;
+  workloads::GpuProgram program;
+};
+GpuSettledProgram compile_settled(const GpuSystemConfig& cfg,
+                                  const std::vector<workloads::Layer>& layers);
+
+/// One layer's row of gpu_device's layers table and its totals over every repeat; a multi-GPU
+/// system adds `extra_cycles` per repeat (its collectives' time) to the kernels' cycles.
+struct GpuLayerRow {
+  stats::Record record;
+  double cycles = 0, macs = 0, hbm_bytes = 0, compute_bound_cycles = 0;
+};
+GpuLayerRow gpu_layer_row(const GpuDeviceConfig& d, const workloads::GpuProgram& p,
+                          const workloads::GpuLayerPlan& lp, const std::vector<GpuKernelRun>& runs,
+                          double extra_cycles = 0);
+
 /// Registers gpu_device and its component kinds (gpu_sm, l2).
 void register_gpu_device(Registry& r);
 

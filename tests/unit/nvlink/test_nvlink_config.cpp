@@ -40,9 +40,17 @@ TEST_CASE("NVLink presets: HGX A100 and HGX H100 with their GPU device presets",
   CHECK(h.nvls);
   for (const char* f : {"hgx_a100_8.yaml", "hgx_h100_8.yaml"}) {
     const config::Node root = config::resolve_bases(config::load_yaml_file(preset(f)));
-    const config::Node* kind = root.find("gpu")->find("system")->find("kind");
+    // A gpu_node system whose GPU is a gpu_device preset (models/systems/gpu_node).
+    const config::Node* sys = root.find("system");
+    REQUIRE(sys != nullptr);
+    CHECK(config::to_string(*sys->find("kind"), "system.kind") == "gpu_node");
+    const config::Node* gpu = sys->find("gpu");
+    REQUIRE(gpu != nullptr);
+    const config::Node* inner = gpu->find("system");
+    REQUIRE(inner != nullptr);
+    const config::Node* kind = inner->find("kind");
     REQUIRE(kind != nullptr);
-    CHECK(config::to_string(*kind, "gpu.system.kind") == "gpu_device");
+    CHECK(config::to_string(*kind, "system.gpu.system.kind") == "gpu_device");
   }
 }
 

@@ -1,0 +1,95 @@
+#include "models/systems/gpu_node/gpu_node_config.h"
+
+#include <fmt/format.h>
+
+#include <string>
+
+namespace systole::models {
+
+namespace {
+
+[[noreturn]] void fail(const config::Node& n, const std::string& p, const char* key,
+                       const std::string& msg) {
+  const config::Node* k = n.is_map() ? n.find("parallel") : nullptr;
+  const config::Node* kk = k && k->is_map() ? k->find(key) : nullptr;
+  throw ConfigError(kk  ? kk->origin()
+                    : k ? k->origin()
+                        : n.origin(),
+                    (p.empty() ? "" : p + ".") + "parallel." + key, msg);
+}
+
+void validate(const GpuNodeConfig& c, const config::Node& n, const std::string& p) {
+  const GpuParallelConfig& par = c.parallel;
+  const std::int64_t gpus = c.nvlink.gpus;
+  if (par.pipeline > 1)
+    fail(n, p, "pipeline",
+         "pipeline parallelism is not modelled on GPUs yet (models/systems/gpu_node/README.md); "
+         "use pipeline: 1");
+  if (par.data == 0 && gpus % par.tensor)
+    fail(n, p, "tensor",
+         fmt::format("tensor = {} does not divide the node's {} GPUs", par.tensor, gpus));
+  const std::int64_t data = par.data ? par.data : gpus / par.tensor;
+  if (data * par.tensor != gpus)
+    fail(n, p, "data",
+         fmt::format("data x tensor = {} x {} = {}, but the node has {} GPUs (nvlink.gpus)", data,
+                     par.tensor, data * par.tensor, gpus));
+}
+
+}  // namespace
+
+workloads::ParallelDegrees GpuNodeConfig::degrees() const {
+  workloads::ParallelDegrees d;
+  d.tensor = parallel.tensor;
+  d.pipeline = parallel.pipeline;
+  d.data = parallel.data ? parallel.data : nvlink.gpus / parallel.tensor;
+  return d;
+}
+
+const config::SchemaOf<GpuParallelConfig>& GpuParallelConfig::schema() {
+  static const config::SchemaOf<GpuParallelConfig> s = [] {
+    config::SchemaOf<GpuParallelConfig> b(
+        "parallel", "how the workload is spread over the node's GPUs: data x tensor = GPUs");
+    b.integer("data", &GpuParallelConfig::data, 0, 0, 1 << 20,
+              "data-parallel ways: the batch split (0: gpus / tensor)", "GPUs")
+        .integer("tensor", &GpuParallelConfig::tensor, 1, 1, 1 << 20,
+                 "tensor-parallel ways (Megatron column/row splits); groups of consecutive GPUs",
+                 "GPUs")
+        .integer("pipeline", &GpuParallelConfig::pipeline, 1, 1, 1 << 20,
+                 "pipeline stages (not modelled on GPUs yet: 1)", "stages");
+    return b;
+  }();
+  return s;
+}
+
+const config::SchemaOf<GpuNodeConfig>& GpuNodeConfig::schema() {
+  static const config::SchemaOf<GpuNodeConfig> s = [] {
+    config::SchemaOf<GpuNodeConfig> b(
+        "gpu_node", "an NVLink/NVSwitch node: identical GPUs joined by the NVSwitch fabric");
+    b.group("gpu", &GpuNodeConfig::gpu, GpuSystemConfig::schema(),
+            "each GPU (gpu_device schema: device, mapping; or {base: a gpu_device preset})")
+        .group("nvlink", &GpuNodeConfig::nvlink, NvlinkConfig::schema(),
+               "the node's NVLink/NVSwitch network and NCCL settings")
+        .group("parallel", &GpuNodeConfig::parallel, GpuParallelConfig::schema(),
+               "data and tensor parallelism")
+        .ignore("kind");
+    b.check(validate);
+    return b;
+  }();
+  return s;
+}
+
+config::Node unwrap_gpu_file(const config::Node& system) {
+  config::Node out = system;
+  config::Node* gpu = out.is_map() ? out.find("gpu") : nullptr;
+  const config::Node* inner = gpu && gpu->is_map() ? gpu->find("system") : nullptr;
+  if (inner == nullptr || !inner->is_map()) return out;
+  config::Node merged = *inner;
+  merged.erase("kind");
+  config::Node rest = *gpu;
+  rest.erase("system");
+  config::merge_into(merged, rest);
+  *gpu = merged;
+  return out;
+}
+
+}  // namespace systole::models
