@@ -17,10 +17,14 @@
 
 #include "sim/core/output_path.h"
 #include "sim/stats/results_file.h"
+#include "tests/support/background.h"
 #include "tests/support/run.h"
 
 using namespace systole;
+using test::running;
+using test::start_simrun;
 using test::TempDir;
+using test::wait_for;
 
 namespace {
 
@@ -48,13 +52,6 @@ std::string slurp_binary(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-/// True while `pid` runs (it exists and is no zombie).
-bool running(pid_t pid) {
-  const std::string stat = test::slurp("/proc/" + std::to_string(pid) + "/stat");
-  const auto close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
-}
-
 /// Running processes whose command line mentions `needle`.
 std::vector<pid_t> processes_with(const std::string& needle) {
   std::vector<pid_t> out;
@@ -67,23 +64,6 @@ std::vector<pid_t> processes_with(const std::string& needle) {
     if (cmd.find(needle) != std::string::npos && running(pid)) out.push_back(pid);
   }
   return out;
-}
-
-/// Starts "simrun ARGS" in `dir` in the background; returns its pid.
-pid_t start_simrun(const std::string& args, const TempDir& dir) {
-  std::system(("cd " + dir.dir.string() + " && (" + test::simrun_path() + " " + args +
-               " >bg.out 2>bg.err & echo $! > bg.pid)")
-                  .c_str());
-  return std::stoi(test::slurp(dir.file("bg.pid")));
-}
-
-bool wait_for(const std::function<bool()>& cond, double seconds) {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (!cond()) {
-    if (std::chrono::steady_clock::now() > end) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return true;
 }
 
 // Two points that take tens of seconds each (65536 and 32768 x 8192^2 on a TPU v4 chip: longer
@@ -279,15 +259,8 @@ TEST_CASE("a killed run leaves no workers and resumes at once", "[e2e][reliabili
   TempDir dir;
   dir.write("kill.yaml", slow_sweep());
   const pid_t pid = start_simrun("kill.yaml -o k.h5 --jobs 2 --force-jobs", dir);
-  // Kill it while its two slow points run (the fast ones are in the partial file by then). The
-  // partial file is open for writing: list it with h5ls (hdf5-tools) without HDF5's file lock.
-  REQUIRE(wait_for(
-      [&] {
-        const auto r = test::run(
-            "HDF5_USE_FILE_LOCKING=FALSE h5ls " + dir.file("k.h5.partial") + "/points", dir);
-        return std::count(r.out.begin(), r.out.end(), '\n') >= 2;
-      },
-      60));
+  // Kill it while its two slow points run (the fast ones are in the partial file by then).
+  REQUIRE(wait_for([&] { return test::points_in(dir.file("k.h5.partial"), dir) >= 2; }, 60));
   ::kill(pid, SIGKILL);
   // The workers die with it.
   CHECK(wait_for([&] { return processes_with("kill.yaml -o k.h5").empty(); }, 10));
