@@ -134,15 +134,21 @@ std::string pipeline_summary(const std::vector<PointResult>& points) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& p : points) {
     if (!p.ok() || !has_metric(p, "pipeline_bubble")) continue;
+    std::string busy;
+    for (const auto& t : p.units)
+      if (t.name() == "pipeline_stages")
+        for (std::size_t r = 0; r < t.rows().size(); ++r)
+          busy += (busy.empty() ? "" : ", ") +
+                  format_quantity(t.get_number(r, "busy_time"), Dimension::kTime);
     rows.push_back({std::to_string(p.id),
                     fmt::format("{:.3f}", p.metrics.number("pipeline_bubble")),
                     fmt::format("{:.3f}", p.metrics.number("pipeline_bubble_formula")),
                     format_quantity(p.metrics.number("p2p_bytes"), Dimension::kBytes),
-                    metric_text(p, "p2p_time", Dimension::kTime)});
+                    metric_text(p, "p2p_time", Dimension::kTime), busy});
   }
   if (rows.empty()) return "";
   return "\n" + format_table({"point", "pipeline bubble", "GPipe (P-1)/(M+P-1)", "p2p bytes/chip",
-                              "p2p time"},
+                              "p2p time", "stage busy"},
                              rows);
 }
 

@@ -7,10 +7,12 @@
 
 #include <systemc>
 
+#include <algorithm>
 #include <functional>
 
 #include "models/ici/ici_collective.h"
 #include "models/ici/ici_module.h"
+#include "models/systems/tpu_pod/tpu_pod_pipeline.h"
 #include "models/systems/tpu_pod/tpu_pod_system.h"
 #include "sim/config/node.h"
 #include "tests/support/sc_driver.h"
@@ -121,4 +123,34 @@ TEST_CASE("tpu_pod pipeline: equal stages take (M + P - 1) stage times; GPipe's 
   REQUIRE(bubble >= gpipe - 1e-3);
   REQUIRE(bubble <= gpipe + (p - 1) * d / time + 1e-3);
   REQUIRE(r.metrics.number("p2p_bytes") == 3 * 8.0 * 256 * 256 * 2);
+}
+
+TEST_CASE("tpu_pod pipeline: stages and their peers on the slice's axes", "[sc][pod][pipeline]") {
+  // 4x2x2 with stages on y and z (P = 4): chip (x, y, z) = x + 4 (y + 2 z) is in stage y + 2 z;
+  // its peer in the next stage has the same x.
+  const IciTopology topo(IciTopologyKind::kMesh, {4, 2, 2});
+  const StageChips st = stage_chips(topo, {{false, true, true}}, 4);
+  REQUIRE(st.chips.size() == 4);
+  std::vector<int> seen(16, 0);
+  for (std::size_t s = 0; s < 4; ++s) {
+    REQUIRE(st.chips[s].size() == 4);
+    for (ChipId c : st.chips[s]) {
+      ++seen[c];
+      const ChipCoord at = topo.coord(c);
+      REQUIRE(static_cast<std::size_t>(at[1] + 2 * at[2]) == s);
+    }
+    const auto mask = st.mask(s, 16);
+    for (ChipId c = 0; c < 16; ++c)
+      REQUIRE(mask[c] ==
+              (std::find(st.chips[s].begin(), st.chips[s].end(), c) != st.chips[s].end()));
+    REQUIRE(st.to_next[s].size() == (s < 3 ? 4u : 0u));
+    for (const auto& [from, to] : st.to_next[s]) {
+      REQUIRE(topo.coord(from)[0] == topo.coord(to)[0]);
+      REQUIRE(std::find(st.chips[s + 1].begin(), st.chips[s + 1].end(), to) !=
+              st.chips[s + 1].end());
+    }
+  }
+  for (int n : seen) REQUIRE(n == 1);
+  // Stage 1 (y = 1, z = 0) hands off to stage 2 (y = 0, z = 1): chip 4 + x to chip 8 + x.
+  REQUIRE(st.to_next[1].front() == std::make_pair(ChipId{4}, ChipId{8}));
 }
