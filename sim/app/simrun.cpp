@@ -25,6 +25,7 @@
 #include "sim/app/scalesim_run.h"
 #include "sim/app/shard_run.h"
 #include "sim/config/experiment.h"
+#include "sim/config/search_path.h"
 #include "sim/core/hash.h"
 #include "sim/core/text.h"
 #include "sim/stats/compare.h"
@@ -80,8 +81,9 @@ po::options_description visible_options() {
       "plan",
       "print each design point's compiled plan (per layer: mapping, tiles, op counts, bytes per "
       "memory level, bounds) without simulating")("list", "list the registered component kinds")(
-      "describe", po::value<std::string>(), "print the parameters of a kind")("quiet,q",
-                                                                              "print errors only");
+      "describe", po::value<std::string>(),
+      "print the parameters of a kind (--describe paths: where files are looked up)")(
+      "quiet,q", "print errors only");
   d.add_options()("shard", po::value<std::string>(),
                   "run shard I of N of the sweep (I from 0: --shard 0/4 ... 3/4) into "
                   "results.shard-I-of-N.h5; a Slurm array task finds its shard by itself")(
@@ -378,6 +380,7 @@ int run_experiment(const Options& o, const std::string& command_line, const swee
   meta.shard_count = shard.count;
   meta.points_total = total;
   meta.swept_paths = swept;
+  for (const auto& r : config::resolutions()) meta.resolved_files.push_back(r.text());
   stats::ResultsWriter writer(out, meta);
 
   std::vector<stats::PointResult> results_in;
@@ -519,6 +522,10 @@ int simrun_main(int argc, char** argv) {
     }
     if (o.version) {
       std::cout << fmt::format("simrun (Systole) {} ({})\n", kVersion, kGitRevision);
+      return 0;
+    }
+    if (o.describe == "paths") {
+      std::cout << config::describe_search_path();
       return 0;
     }
     if (o.list || !o.describe.empty()) {

@@ -315,6 +315,9 @@ ResultsWriter::ResultsWriter(const std::string& path, const RunMeta& meta)
                "resolved experiment (bases merged, overrides applied)");
     write_text(g, "swept_paths", meta.swept_paths, false,
                "swept parameter paths, in /sweep column order");
+    if (!meta.resolved_files.empty())
+      write_text(g, "resolved_files", meta.resolved_files, false,
+                 "each file name the experiment gave (where) and the file it resolved to");
     impl_->config = create_group(impl_->file, "config");
     impl_->points = create_group(impl_->file, "points");
     check(H5Fflush(impl_->file, H5F_SCOPE_GLOBAL), "flushing");
@@ -505,6 +508,7 @@ RunMeta read_meta(const std::string& path) {
       if (!text.empty()) m.experiment_yaml = text.front();
     }
     if (has(g, "swept_paths")) m.swept_paths = read_text(g, "swept_paths");
+    if (has(g, "resolved_files")) m.resolved_files = read_text(g, "resolved_files");
     return m;
   });
 }
