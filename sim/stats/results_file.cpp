@@ -412,8 +412,10 @@ void ResultsWriter::copy_points(const std::string& from, const std::vector<std::
       im.rows[k] = std::move(row);
     }
   } catch (const H5Failure& e) {
-    throw SimError(
-        fmt::format("cannot copy point {} of '{}' into '{}': {}", key, from, partial_, e.what()));
+    // The output was writable a moment ago (/meta went in): a failing copy is a damaged input.
+    throw ConfigError(
+        {from}, "",
+        fmt::format("the results file is corrupted: cannot copy its point {} ({})", key, e.what()));
   }
 }
 

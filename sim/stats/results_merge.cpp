@@ -32,7 +32,7 @@ bool same_file(const std::string& a, const std::string& b) {
 
 /// Every input is a readable results file, named once, and none of them is the output.
 std::vector<Input> open_inputs(const std::string& out, const std::vector<std::string>& paths,
-                               std::vector<std::string>& warnings) {
+                               const MergeOptions& opt, std::vector<std::string>& warnings) {
   if (paths.empty())
     throw ConfigError({"<command line>"}, "merge", "no input files: simrun merge OUT.h5 IN.h5...");
   std::vector<Input> inputs;
@@ -52,6 +52,7 @@ std::vector<Input> open_inputs(const std::string& out, const std::vector<std::st
       warnings.push_back(fmt::format("'{}' is given twice; read once", p));
       continue;
     }
+    if (opt.on_input) opt.on_input(p);
     inputs.push_back({p, read_meta(p), read_point_index(p)});
   }
   return inputs;
@@ -170,7 +171,8 @@ RunMeta merged_meta(const std::vector<Input>& in, const MergeOptions& opt) {
 /// With `systems:`, the /compare tables of the merged points (those read in full); none
 /// otherwise.
 std::vector<Table> comparison(const RunMeta& meta, const std::vector<Input>& in,
-                              const std::vector<std::vector<std::string>>& keys) {
+                              const std::vector<std::vector<std::string>>& keys,
+                              const MergeOptions& opt) {
   if (meta.experiment_yaml.empty()) return {};
   const config::Node ex = config::parse_yaml(meta.experiment_yaml, "/meta/experiment");
   const config::Node* systems = ex.is_map() ? ex.find("systems") : nullptr;
@@ -178,6 +180,7 @@ std::vector<Table> comparison(const RunMeta& meta, const std::vector<Input>& in,
   std::vector<PointResult> results;
   for (size_t i = 0; i < in.size(); ++i) {
     const std::set<std::string> mine(keys[i].begin(), keys[i].end());
+    if (opt.on_input) opt.on_input(in[i].path);
     for (auto& r : read_points(in[i].path))
       if (mine.count(r.key)) results.push_back(std::move(r));
   }
@@ -193,7 +196,7 @@ std::vector<Table> comparison(const RunMeta& meta, const std::vector<Input>& in,
 MergeReport merge_results(const std::string& out, const std::vector<std::string>& paths,
                           const MergeOptions& opt) {
   MergeReport report;
-  const auto in = open_inputs(out, paths, report.warnings);
+  const auto in = open_inputs(out, paths, opt, report.warnings);
   check_identity(in, opt.force, report.warnings);
   const auto chosen = choose(in, report.duplicates);
   const bool one_experiment = std::all_of(in.begin(), in.end(), [&](const Input& i) {
@@ -207,11 +210,14 @@ MergeReport merge_results(const std::string& out, const std::vector<std::string>
     keys[c.input].push_back(key);
     report.failed += !c.info->ok();
   }
-  const auto compare = one_experiment ? comparison(meta, in, keys) : std::vector<Table>{};
+  const auto compare = one_experiment ? comparison(meta, in, keys, opt) : std::vector<Table>{};
   ResultsWriter writer(out, meta);
   try {
     for (size_t i = 0; i < in.size(); ++i)
-      if (!keys[i].empty()) writer.copy_points(in[i].path, keys[i]);
+      if (!keys[i].empty()) {
+        if (opt.on_input) opt.on_input(in[i].path);
+        writer.copy_points(in[i].path, keys[i]);
+      }
     writer.commit(compare);
   } catch (...) {
     writer.discard();

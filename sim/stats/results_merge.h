@@ -3,6 +3,7 @@
 // one sweep, or runs that each covered part of it. Points are matched by their stable id; the
 // output is written beside OUT as OUT.partial and renamed when complete.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,8 @@ namespace systole::stats {
 struct MergeOptions {
   bool force = false;        // join files of different experiments or code versions
   std::string command_line;  // recorded in /meta
+  /// Called before each input is opened (for the crash-isolated merge to name a culprit).
+  std::function<void(const std::string& path)> on_input;
 };
 
 struct MergeReport {
