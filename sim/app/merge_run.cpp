@@ -60,10 +60,9 @@ stats::MergeReport parse_report(const std::string& data, std::string& last_input
 stats::MergeReport merge_isolated(const std::string& out, const std::vector<std::string>& inputs,
                                   const stats::MergeOptions& opt) {
   const ChildOutcome o = run_in_child([&](int fd) {
-    stats::MergeOptions mine = opt;
-    mine.on_input = [fd](const std::string& path) { write_all(fd, "R " + one_line(path) + "\n"); };
+    auto named = [fd](const std::string& path) { write_all(fd, "R " + one_line(path) + "\n"); };
     try {
-      write_all(fd, report_text(stats::merge_results(out, inputs, mine)));
+      write_all(fd, report_text(stats::merge_results(out, inputs, opt, named)));
       return 0;
     } catch (const ConfigError& e) {
       write_all(fd, e.what());
@@ -112,7 +111,7 @@ int run_merge(const std::vector<std::string>& args, const std::string& command_l
   const auto t0 = std::chrono::steady_clock::now();
   const std::string out = files.front();
   files.erase(files.begin());
-  const auto report = merge_isolated(out, files, {force, command_line, {}});
+  const auto report = merge_isolated(out, files, {force, command_line});
   for (const auto& w : report.warnings) std::cerr << "simrun merge: warning: " << w << "\n";
   if (!quiet)
     std::cout << fmt::format(

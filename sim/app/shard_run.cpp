@@ -57,8 +57,7 @@ int merge_shards(int size, const std::string& results, bool quiet,
                  const std::string& command_line) {
   std::vector<std::string> shards;
   for (int i = 0; i < size; ++i) shards.push_back(sweep::shard_file(results, {i, size}));
-  const stats::MergeReport report =
-      stats::merge_results(results, shards, {false, command_line, {}});
+  const stats::MergeReport report = stats::merge_results(results, shards, {false, command_line});
   for (const auto& w : report.warnings) std::cerr << "simrun: warning: " << w << "\n";
   if (report.missing == 0)
     for (const auto& s : shards) std::remove(s.c_str());

@@ -384,7 +384,8 @@ void ResultsWriter::write_point(const PointResult& r) {
   im.rows[r.key] = SweepRow{r.id, r.assignments, r.status, r.error, r.wall_seconds, r.metrics};
 }
 
-void ResultsWriter::copy_points(const std::string& from, const std::vector<std::string>& keys) {
+void ResultsWriter::copy_points(const std::string& from, const std::vector<std::string>& keys,
+                                bool sweep_rows) {
   if (impl_->finished) throw SimError(fmt::format("results file '{}' is already closed", partial_));
   Impl& im = *impl_;
   Hid src = open_results(from);
@@ -400,6 +401,7 @@ void ResultsWriter::copy_points(const std::string& from, const std::vector<std::
       if (config.valid() && has(config, k))
         check(H5Ocopy(config, k.c_str(), im.config, k.c_str(), H5P_DEFAULT, H5P_DEFAULT),
               "copying /config/" + k);
+      if (!sweep_rows) continue;
       Hid g = open_group(im.points, k);
       const PointInfo info = read_info(g, k);
       SweepRow row{info.index,
@@ -419,10 +421,10 @@ void ResultsWriter::copy_points(const std::string& from, const std::vector<std::
   }
 }
 
-void ResultsWriter::commit(const std::vector<Table>& compare) {
+void ResultsWriter::commit(const std::vector<Table>& compare, const Table* sweep) {
   if (impl_->finished) throw SimError(fmt::format("results file '{}' is already closed", partial_));
   try {
-    write_table(impl_->file, "sweep", sweep_table(impl_->meta, impl_->rows));
+    write_table(impl_->file, "sweep", sweep ? *sweep : sweep_table(impl_->meta, impl_->rows));
     if (!compare.empty()) {
       if (has(impl_->file, "compare"))
         check(H5Ldelete(impl_->file, "compare", H5P_DEFAULT), "replacing");

@@ -67,11 +67,13 @@ class ResultsWriter {
   /// Writes /config/<id> and /points/<id>/... and flushes, so an interrupted run keeps it.
   void write_point(const PointResult& r);
   /// Copies the points `keys` of the results file `from` unchanged (their /points and /config
-  /// entries, HDF5 object copies), for simrun merge; a key already written is replaced.
-  void copy_points(const std::string& from, const std::vector<std::string>& keys);
-  /// Writes /sweep from all points written so far and each of `compare` as /compare/<name>,
-  /// closes and renames to the final path.
-  void commit(const std::vector<Table>& compare = {});
+  /// entries, HDF5 object copies), for simrun merge; a key already written is replaced. With
+  /// `sweep_rows` false their /sweep rows are not read back (the caller gives commit() /sweep).
+  void copy_points(const std::string& from, const std::vector<std::string>& keys,
+                   bool sweep_rows = true);
+  /// Writes /sweep (`sweep` when given, else built from all points written so far) and each of
+  /// `compare` as /compare/<name>, closes and renames to the final path.
+  void commit(const std::vector<Table>& compare = {}, const Table* sweep = nullptr);
   /// Closes and deletes the partial file.
   void discard();
 

@@ -12,9 +12,10 @@ namespace systole::stats {
 struct MergeOptions {
   bool force = false;        // join files of different experiments or code versions
   std::string command_line;  // recorded in /meta
-  /// Called before each input is opened (for the crash-isolated merge to name a culprit).
-  std::function<void(const std::string& path)> on_input;
 };
+
+/// Called before each input is opened (for the crash-isolated merge to name a culprit).
+using OnInput = std::function<void(const std::string& path)>;
 
 struct MergeReport {
   size_t files = 0;
@@ -29,6 +30,6 @@ struct MergeReport {
 /// file, when `out` is one of the inputs, when the inputs come from different experiments or
 /// code versions (unless `force`), and when one point appears with two different configs.
 MergeReport merge_results(const std::string& out, const std::vector<std::string>& inputs,
-                          const MergeOptions& opt);
+                          const MergeOptions& opt, const OnInput& on_input = {});
 
 }  // namespace systole::stats
