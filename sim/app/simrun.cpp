@@ -61,7 +61,8 @@ constexpr const char* kUsage =
     "usage: simrun EXPERIMENT.yaml [-o results.h5] [-p key.path=value ...] [--jobs N]\n"
     "              [--resume] [--validate] [--plan] [--quiet] [--point-timeout S]\n"
     "              [--shard I/N | --mpi] [--max-points N]\n"
-    "       simrun --scalesim-cfg X.cfg --topology Y.csv [-o out.h5] [--dataflow os|ws|is]\n"
+    "       simrun --scalesim-cfg X.cfg --topology Y.csv [-o out.h5] [--dataflow os|ws|is] "
+    "[--force]\n"
     "       simrun compare A.h5 B.h5\n"
     "       simrun merge OUT.h5 IN.h5... [--force]\n"
     "       simrun --list | --describe KIND | --version | --help\n";
@@ -94,7 +95,8 @@ po::options_description visible_options() {
   d.add_options()("scalesim-cfg", po::value<std::string>(),
                   "SCALE-Sim mode: run a SCALE-Sim v2 .cfg with --topology, SCALE-Sim's numbers")(
       "topology", po::value<std::string>(), "SCALE-Sim topology CSV (conv or Layer,M,N,K)")(
-      "dataflow", po::value<std::string>(), "SCALE-Sim mode: override the cfg's Dataflow");
+      "dataflow", po::value<std::string>(), "SCALE-Sim mode: override the cfg's Dataflow")(
+      "force", "SCALE-Sim mode: replace the reports of an earlier run of the same run_name");
   return d;
 }
 
@@ -153,9 +155,11 @@ Options parse_cli(int argc, char** argv, bool& help) {
   if (vm.count("dataflow")) o.scalesim.dataflow = vm["dataflow"].as<std::string>();
   o.scalesim.output = o.output;
   o.scalesim.quiet = o.quiet;
-  if (o.scalesim.cfg.empty() && (vm.count("topology") || vm.count("dataflow")))
-    throw ConfigError({"<command line>"}, vm.count("topology") ? "--topology" : "--dataflow",
-                      "only valid with --scalesim-cfg");
+  o.scalesim.force = vm.count("force") > 0;
+  for (const char* opt : {"topology", "dataflow", "force"})
+    if (o.scalesim.cfg.empty() && vm.count(opt))
+      throw ConfigError({"<command line>"}, std::string("--") + opt,
+                        "only valid with --scalesim-cfg");
   if (!o.scalesim.cfg.empty())
     for (const char* opt : {"param", "jobs", "force-jobs", "point-timeout", "resume", "validate",
                             "plan", "shard", "mpi", "resume-any-version", "max-points"})
@@ -164,7 +168,7 @@ Options parse_cli(int argc, char** argv, bool& help) {
             {"<command line>"}, std::string(std::strcmp(opt, "param") ? "--" : "-p ") + opt,
             std::strcmp(opt, "param")
                 ? "not honoured in SCALE-Sim mode, which runs one SCALE-Sim config (only -o, "
-                  "--topology, --dataflow and -q apply)"
+                  "--topology, --dataflow, --force and -q apply)"
                 : "not honoured in SCALE-Sim mode: change the .cfg (ArrayHeight, ArrayWidth, "
                   "...) or run a Systole experiment instead");
   if (!o.scalesim.cfg.empty() && !o.experiment.empty())
