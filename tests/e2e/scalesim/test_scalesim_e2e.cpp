@@ -215,6 +215,10 @@ TEST_CASE("simrun --scalesim-cfg: bad SCALE-Sim input exits 2 naming file and li
   CHECK_FALSE(std::filesystem::exists(dir.file("systole_scale")));
   CHECK_FALSE(std::filesystem::exists(dir.file(".systole_scale.partial")));
 
+  r = test::simrun("e.yaml --force", dir);  // --force belongs to SCALE-Sim mode only
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "simrun: error: <command line>: --force: only valid with --scalesim-cfg\n");
+
   dir.write("bad.cfg", "[general]\nrun_name = x\n[architecture_presets]\nArrayHeight: 8\n");
   r = test::simrun("--scalesim-cfg bad.cfg --topology net.csv", dir);
   CHECK(r.exit_code == 2);
