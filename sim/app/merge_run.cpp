@@ -23,9 +23,7 @@ constexpr const char* kMergeUsage =
     "  --force joins files of different experiments or code versions\n";
 
 // The child's pipe: "R <path>" before it opens an input, then "N files points failed
-// duplicates missing" and "W <warning>" lines on success, or the error text (exit kConfigError or
-// kOtherError).
-constexpr int kConfigError = 3, kOtherError = 4;
+// duplicates missing" and "W <warning>" lines on success, or the error text.
 
 std::string report_text(const stats::MergeReport& r) {
   std::string out =
@@ -59,18 +57,9 @@ stats::MergeReport parse_report(const std::string& data, std::string& last_input
 
 stats::MergeReport merge_isolated(const std::string& out, const std::vector<std::string>& inputs,
                                   const stats::MergeOptions& opt) {
-  const ChildOutcome o = run_in_child([&](int fd) {
+  const ChildOutcome o = run_catching_in_child([&](int fd) {
     auto named = [fd](const std::string& path) { write_all(fd, "R " + one_line(path) + "\n"); };
-    try {
-      write_all(fd, report_text(stats::merge_results(out, inputs, opt, named)));
-      return 0;
-    } catch (const ConfigError& e) {
-      write_all(fd, e.what());
-      return kConfigError;
-    } catch (const std::exception& e) {
-      write_all(fd, e.what());
-      return kOtherError;
-    }
+    return report_text(stats::merge_results(out, inputs, opt, named));
   });
   std::string last, message;
   stats::MergeReport report = parse_report(o.data, last, message);
@@ -81,7 +70,7 @@ stats::MergeReport merge_isolated(const std::string& out, const std::vector<std:
                                   "library ({})",
                                   strsignal(o.signal)));
   }
-  if (o.exit_code == kConfigError) throw ConfigError({}, "", message);
+  if (o.exit_code == kChildConfigError) throw ConfigError({}, "", message);
   if (o.exit_code != 0) throw SimError(message);
   return report;
 }
