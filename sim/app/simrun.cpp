@@ -529,7 +529,7 @@ int simrun_main(int argc, char** argv) {
       return 0;
     }
     if (o.describe == "paths") {
-      std::cout << config::describe_search_path();
+      std::cout << config::describe_search_path(o.experiment);
       return 0;
     }
     if (o.list || !o.describe.empty()) {

@@ -129,12 +129,21 @@ std::vector<SearchDir> search_path(const Origin& from) {
   return out;
 }
 
-std::string describe_search_path() {
+std::string describe_search_path(const std::string& experiment) {
+  std::error_code ec;
+  const std::string cwd = fs::current_path(ec).string();
   std::string out =
       "Relative file names (base:, workload:, and the same keys with -p) are looked up in this\n"
       "order; the first match wins:\n"
-      "  1. the folder of the file that names it (for -p: the current directory)\n"
-      "  2. the experiment's folder\n";
+      "  1. the folder of the file that names it (for -p: the current directory, " +
+      cwd + ")\n";
+  if (experiment.empty()) {
+    out += "  2. the experiment's folder (simrun --describe paths EXP.yaml shows it)\n";
+  } else {
+    const std::string dir = folder_of(experiment);
+    out += fmt::format("  2. the experiment's folder:\n       {:<48} {}\n", dir,
+                       is_dir(dir) ? "exists" : "missing");
+  }
   const std::string& root = repository_root();
   out += fmt::format("  3. the repository ({}):\n",
                      root.empty() ? "not found: no configs/ beside the executable" : root);

@@ -31,8 +31,9 @@ const std::string& repository_root();
 /// The folders searched for a name written at `from`, in order, duplicates removed.
 std::vector<SearchDir> search_path(const Origin& from);
 
-/// `simrun --describe paths`: the search path, one folder a line, whether it exists and why.
-std::string describe_search_path();
+/// `simrun --describe paths [EXP.yaml]`: the search path, one folder a line, whether it exists
+/// and why (with the experiment's folder when `experiment` is given).
+std::string describe_search_path(const std::string& experiment = "");
 
 /// Resolves `name` written at `from` (at YAML path `yaml_path`); ConfigError (exit 2) naming the
 /// folders searched, with a did-you-mean, when it is nowhere.

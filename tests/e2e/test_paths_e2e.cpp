@@ -138,4 +138,9 @@ TEST_CASE("simrun --describe paths prints the search path", "[e2e][paths]") {
   CHECK(r.out.find(dir.file("nothere")) != std::string::npos);
   CHECK(r.out.find("missing") != std::string::npos);
   CHECK(r.out.find(dir.dir.string() + " ") != std::string::npos);
+  // With an experiment, its folder.
+  dir.write("sub/e.yaml", "name: x\n");
+  const auto e = test::simrun("--describe paths sub/e.yaml", dir);
+  CHECK(e.exit_code == 0);
+  CHECK(e.out.find("2. the experiment's folder:\n       sub ") != std::string::npos);
 }
