@@ -4,7 +4,15 @@
 #include <string>
 #include <vector>
 
+#include "sim/stats/results_merge.h"
+
 namespace systole::app {
+
+/// stats::merge_results in a child process, like --resume's reader: an input so corrupted that
+/// libhdf5 crashes on it is one ConfigError naming that input ("the results file is corrupted
+/// ...", exit 2), and no half-written output is left behind.
+stats::MergeReport merge_isolated(const std::string& out, const std::vector<std::string>& inputs,
+                                  const stats::MergeOptions& opt);
 
 /// `args` are the words after `merge`. Returns the exit code: 0, 1 when points are missing or
 /// failed, 2 on bad input (ConfigError thrown).

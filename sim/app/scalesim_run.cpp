@@ -116,6 +116,74 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
   if (ec) throw SimError(fmt::format("cannot write '{}': {}", path.string(), ec.message()));
 }
 
+/// SCALE-Sim's report folder, <output folder>/<run_name>, written as a whole: the reports go
+/// to a hidden temporary folder beside it, moved in by publish() once everything succeeded, so
+/// an error leaves nothing half-written. An earlier run's reports are refused unless --force.
+class ReportFolder {
+ public:
+  ReportFolder(const std::filesystem::path& out_dir, const workloads::ScalesimConfig& cfg,
+               const ScalesimRunOptions& o)
+      : final_(out_dir / cfg.run_name), tmp_(out_dir / ("." + cfg.run_name + ".partial")) {
+    const std::string& name = cfg.run_name;
+    if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos)
+      throw ConfigError({o.cfg}, "run_name",
+                        fmt::format("'{}' cannot name the report folder (SCALE-Sim writes its "
+                                    "reports to <output folder>/<run_name>): give a plain name",
+                                    name));
+    std::error_code ec;
+    const bool exists = std::filesystem::exists(final_, ec);
+    if (exists && !std::filesystem::is_directory(final_, ec))
+      throw ConfigError({"<command line>"}, "",
+                        fmt::format("'{}' exists and is not a folder; SCALE-Sim's reports of "
+                                    "run_name '{}' go there: give another run_name in {}",
+                                    final_.string(), name, o.cfg));
+    if (exists && !o.force)
+      for (const char* f : kReports)
+        if (std::filesystem::exists(final_ / f, ec))
+          throw ConfigError(
+              {"<command line>"}, "",
+              fmt::format("'{}' holds the reports of an earlier run (run_name '{}'); give "
+                          "another run_name in {} or add --force to replace them",
+                          final_.string(), name, o.cfg));
+    std::filesystem::remove_all(tmp_, ec);  // a stale one from a killed run
+    std::filesystem::create_directories(tmp_, ec);
+    if (ec) throw SimError(fmt::format("cannot create '{}': {}", tmp_.string(), ec.message()));
+  }
+  ~ReportFolder() {
+    std::error_code ec;
+    std::filesystem::remove_all(tmp_, ec);
+  }
+  ReportFolder(const ReportFolder&) = delete;
+  ReportFolder& operator=(const ReportFolder&) = delete;
+
+  void write(const std::string& name, const std::string& text) const {
+    write_file(tmp_ / name, text);
+  }
+  /// Moves the reports in: the folder at once when it is new, else (--force) report by report,
+  /// leaving any other file in it alone.
+  void publish() const {
+    std::error_code ec;
+    if (!std::filesystem::exists(final_, ec)) {
+      std::filesystem::rename(tmp_, final_, ec);
+      if (ec)
+        throw SimError(fmt::format("cannot rename '{}' to '{}': {}", tmp_.string(), final_.string(),
+                                   ec.message()));
+      return;
+    }
+    for (const char* f : kReports) {
+      std::filesystem::rename(tmp_ / f, final_ / f, ec);
+      if (ec)
+        throw SimError(fmt::format("cannot replace '{}': {}", (final_ / f).string(), ec.message()));
+    }
+  }
+  const std::filesystem::path& final_dir() const { return final_; }
+
+ private:
+  static constexpr const char* kReports[] = {"COMPUTE_REPORT.csv", "BANDWIDTH_REPORT.csv",
+                                             "DETAILED_ACCESS_REPORT.csv"};
+  std::filesystem::path final_, tmp_;
+};
+
 std::string summary(const stats::PointResult& p) {
   const auto& t = p.layers;
   std::vector<std::vector<std::string>> rows;
@@ -208,6 +276,36 @@ std::string scalesim_bandwidth_report(const stats::PointResult& p) {
   return s;
 }
 
+std::string scalesim_detailed_report(const stats::PointResult& p) {
+  // SCALE-Sim v2's simulator.py generate_reports() header, word for word; the row items are
+  // single_layer_sim.py get_detail_report_items(). The model does not track when each operand's
+  // SRAM trace starts and stops: those columns hold the layer's compute window, 0 and Total
+  // Cycles, which contains every SRAM access (models/scalesim/README.md).
+  std::string s =
+      "LayerID, "
+      "SRAM IFMAP Start Cycle, SRAM IFMAP Stop Cycle, SRAM IFMAP Reads, "
+      "SRAM Filter Start Cycle, SRAM Filter Stop Cycle, SRAM Filter Reads, "
+      "SRAM OFMAP Start Cycle, SRAM OFMAP Stop Cycle, SRAM OFMAP Writes, "
+      "DRAM IFMAP Start Cycle, DRAM IFMAP Stop Cycle, DRAM IFMAP Reads, "
+      "DRAM Filter Start Cycle, DRAM Filter Stop Cycle, DRAM Filter Reads, "
+      "DRAM OFMAP Start Cycle, DRAM OFMAP Stop Cycle, DRAM OFMAP Writes,\n";
+  const auto& t = p.layers;
+  for (size_t i = 0; i < t.rows().size(); ++i) {
+    const std::int64_t stop = t.get_int(i, "total_cycles");
+    s += std::to_string(t.get_int(i, "layer_id"));
+    for (const char* c : {"sram_ifmap_reads", "sram_filter_reads", "sram_ofmap_writes"})
+      s += fmt::format(", 0, {}, {}", stop, t.get_int(i, c));
+    for (const char* op : {"ifmap", "filter", "ofmap"}) {
+      const std::string words =
+          std::string("dram_") + op + (std::string(op) == "ofmap" ? "_writes" : "_reads");
+      s += fmt::format(", {}, {}, {}", t.get_int(i, std::string("dram_") + op + "_start"),
+                       t.get_int(i, std::string("dram_") + op + "_stop"), t.get_int(i, words));
+    }
+    s += ",\n";
+  }
+  return s;
+}
+
 int run_scalesim(const ScalesimRunOptions& o, const std::string& command_line) {
   const auto t0 = std::chrono::steady_clock::now();
   workloads::ScalesimConfig cfg = workloads::load_scalesim_cfg(o.cfg);
@@ -224,8 +322,8 @@ int run_scalesim(const ScalesimRunOptions& o, const std::string& command_line) {
   for (const auto& w : topo.warnings) std::cerr << "simrun: warning: " << w << "\n";
 
   const std::string out = o.output.empty() ? "results.h5" : o.output;
-  // Like SCALE-Sim, create the output directory (it also holds COMPUTE_REPORT.csv); then the
-  // output is checked and locked before anything runs.
+  // Like SCALE-Sim, create the output directory; the reports go to its <run_name> folder. The
+  // output is checked and locked, and an earlier run's reports refused, before anything runs.
   const std::filesystem::path dir = std::filesystem::absolute(out).parent_path();
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -234,6 +332,7 @@ int run_scalesim(const ScalesimRunOptions& o, const std::string& command_line) {
                       fmt::format("cannot create '{}': {}", dir.string(), ec.message()));
   check_output_path(out, {o.cfg, topo_path});
   const OutputLock lock(out);
+  const ReportFolder reports(dir, cfg, o);
   stats::PointResult p = scalesim_point(cfg, topo);
   stats::RunMeta meta = run_meta(command_line);
   meta.experiment_file = o.cfg;
@@ -246,13 +345,15 @@ int run_scalesim(const ScalesimRunOptions& o, const std::string& command_line) {
   stats::ResultsWriter writer(out, meta);
   writer.write_point(p);
   try {
-    write_file(dir / "COMPUTE_REPORT.csv", scalesim_compute_report(p));
-    write_file(dir / "BANDWIDTH_REPORT.csv", scalesim_bandwidth_report(p));
+    reports.write("COMPUTE_REPORT.csv", scalesim_compute_report(p));
+    reports.write("BANDWIDTH_REPORT.csv", scalesim_bandwidth_report(p));
+    reports.write("DETAILED_ACCESS_REPORT.csv", scalesim_detailed_report(p));
+    writer.commit();
   } catch (...) {
     writer.discard();
     throw;
   }
-  writer.commit();
+  reports.publish();
 
   if (!o.quiet) {
     std::cout << fmt::format(
@@ -271,9 +372,10 @@ int run_scalesim(const ScalesimRunOptions& o, const std::string& command_line) {
                              with_commas(static_cast<unsigned long long>(cycles)),
                              with_commas(static_cast<unsigned long long>(stalls)),
                              topo.layers.size(), p.wall_seconds);
-    std::cout << fmt::format("wrote {}, {} and {} in {:.2f} s\n", out,
-                             (dir / "COMPUTE_REPORT.csv").string(),
-                             (dir / "BANDWIDTH_REPORT.csv").string(), seconds_since(t0));
+    std::cout << fmt::format(
+        "wrote {} and {}/{{COMPUTE_REPORT,BANDWIDTH_REPORT,DETAILED_ACCESS_REPORT}}.csv in "
+        "{:.2f} s\n",
+        out, reports.final_dir().string(), seconds_since(t0));
   }
   return 0;
 }

@@ -2,7 +2,9 @@
 // `simrun --scalesim-cfg X.cfg --topology Y.csv [-o out.h5] [--dataflow os|ws|is]`: runs a
 // SCALE-Sim v2 configuration and topology through the scalesim timing model and writes
 // results.h5 (/meta, /config, /sweep with one point, /points/0/layers with SCALE-Sim's per-layer
-// numbers) plus SCALE-Sim's COMPUTE_REPORT.csv and BANDWIDTH_REPORT.csv beside it.
+// numbers) plus SCALE-Sim's COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv and
+// DETAILED_ACCESS_REPORT.csv in the <run_name> folder beside it, as SCALE-Sim writes them under
+// its log path.
 
 #include <string>
 
@@ -18,6 +20,7 @@ struct ScalesimRunOptions {
   std::string output;    ///< -o (default results.h5)
   std::string dataflow;  ///< --dataflow, overrides the cfg's Dataflow
   bool quiet = false;
+  bool force = false;  ///< --force: replace the reports of an earlier run of the same run_name
 };
 
 /// Runs it; returns the exit code (0). Bad input throws ConfigError (exit 2).
@@ -30,5 +33,7 @@ stats::PointResult scalesim_point(const workloads::ScalesimConfig& cfg,
 /// SCALE-Sim's COMPUTE_REPORT.csv / BANDWIDTH_REPORT.csv text for a scalesim point.
 std::string scalesim_compute_report(const stats::PointResult& p);
 std::string scalesim_bandwidth_report(const stats::PointResult& p);
+/// SCALE-Sim's DETAILED_ACCESS_REPORT.csv (SRAM start/stop: the compute window, see README).
+std::string scalesim_detailed_report(const stats::PointResult& p);
 
 }  // namespace systole::app

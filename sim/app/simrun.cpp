@@ -25,6 +25,7 @@
 #include "sim/app/scalesim_run.h"
 #include "sim/app/shard_run.h"
 #include "sim/config/experiment.h"
+#include "sim/config/search_path.h"
 #include "sim/core/hash.h"
 #include "sim/core/text.h"
 #include "sim/stats/compare.h"
@@ -60,7 +61,8 @@ constexpr const char* kUsage =
     "usage: simrun EXPERIMENT.yaml [-o results.h5] [-p key.path=value ...] [--jobs N]\n"
     "              [--resume] [--validate] [--plan] [--quiet] [--point-timeout S]\n"
     "              [--shard I/N | --mpi] [--max-points N]\n"
-    "       simrun --scalesim-cfg X.cfg --topology Y.csv [-o out.h5] [--dataflow os|ws|is]\n"
+    "       simrun --scalesim-cfg X.cfg --topology Y.csv [-o out.h5] [--dataflow os|ws|is] "
+    "[--force]\n"
     "       simrun compare A.h5 B.h5\n"
     "       simrun merge OUT.h5 IN.h5... [--force]\n"
     "       simrun --list | --describe KIND | --version | --help\n";
@@ -80,8 +82,9 @@ po::options_description visible_options() {
       "plan",
       "print each design point's compiled plan (per layer: mapping, tiles, op counts, bytes per "
       "memory level, bounds) without simulating")("list", "list the registered component kinds")(
-      "describe", po::value<std::string>(), "print the parameters of a kind")("quiet,q",
-                                                                              "print errors only");
+      "describe", po::value<std::string>(),
+      "print the parameters of a kind (--describe paths: where files are looked up)")(
+      "quiet,q", "print errors only");
   d.add_options()("shard", po::value<std::string>(),
                   "run shard I of N of the sweep (I from 0: --shard 0/4 ... 3/4) into "
                   "results.shard-I-of-N.h5; a Slurm array task finds its shard by itself")(
@@ -92,7 +95,8 @@ po::options_description visible_options() {
   d.add_options()("scalesim-cfg", po::value<std::string>(),
                   "SCALE-Sim mode: run a SCALE-Sim v2 .cfg with --topology, SCALE-Sim's numbers")(
       "topology", po::value<std::string>(), "SCALE-Sim topology CSV (conv or Layer,M,N,K)")(
-      "dataflow", po::value<std::string>(), "SCALE-Sim mode: override the cfg's Dataflow");
+      "dataflow", po::value<std::string>(), "SCALE-Sim mode: override the cfg's Dataflow")(
+      "force", "SCALE-Sim mode: replace the reports of an earlier run of the same run_name");
   return d;
 }
 
@@ -151,9 +155,11 @@ Options parse_cli(int argc, char** argv, bool& help) {
   if (vm.count("dataflow")) o.scalesim.dataflow = vm["dataflow"].as<std::string>();
   o.scalesim.output = o.output;
   o.scalesim.quiet = o.quiet;
-  if (o.scalesim.cfg.empty() && (vm.count("topology") || vm.count("dataflow")))
-    throw ConfigError({"<command line>"}, vm.count("topology") ? "--topology" : "--dataflow",
-                      "only valid with --scalesim-cfg");
+  o.scalesim.force = vm.count("force") > 0;
+  for (const char* opt : {"topology", "dataflow", "force"})
+    if (o.scalesim.cfg.empty() && vm.count(opt))
+      throw ConfigError({"<command line>"}, std::string("--") + opt,
+                        "only valid with --scalesim-cfg");
   if (!o.scalesim.cfg.empty())
     for (const char* opt : {"param", "jobs", "force-jobs", "point-timeout", "resume", "validate",
                             "plan", "shard", "mpi", "resume-any-version", "max-points"})
@@ -162,7 +168,7 @@ Options parse_cli(int argc, char** argv, bool& help) {
             {"<command line>"}, std::string(std::strcmp(opt, "param") ? "--" : "-p ") + opt,
             std::strcmp(opt, "param")
                 ? "not honoured in SCALE-Sim mode, which runs one SCALE-Sim config (only -o, "
-                  "--topology, --dataflow and -q apply)"
+                  "--topology, --dataflow, --force and -q apply)"
                 : "not honoured in SCALE-Sim mode: change the .cfg (ArrayHeight, ArrayWidth, "
                   "...) or run a Systole experiment instead");
   if (!o.scalesim.cfg.empty() && !o.experiment.empty())
@@ -378,6 +384,7 @@ int run_experiment(const Options& o, const std::string& command_line, const swee
   meta.shard_count = shard.count;
   meta.points_total = total;
   meta.swept_paths = swept;
+  for (const auto& r : config::resolutions()) meta.resolved_files.push_back(r.text());
   stats::ResultsWriter writer(out, meta);
 
   std::vector<stats::PointResult> results_in;
@@ -519,6 +526,10 @@ int simrun_main(int argc, char** argv) {
     }
     if (o.version) {
       std::cout << fmt::format("simrun (Systole) {} ({})\n", kVersion, kGitRevision);
+      return 0;
+    }
+    if (o.describe == "paths") {
+      std::cout << config::describe_search_path(o.experiment);
       return 0;
     }
     if (o.list || !o.describe.empty()) {

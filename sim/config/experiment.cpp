@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "sim/config/search_path.h"
 #include "sim/core/text.h"
 
 namespace systole::config {
@@ -210,6 +211,7 @@ void check_swept_params(const Node& root, const Node& sweep) {
 Experiment load_experiment(const std::string& path, const std::vector<std::string>& overrides) {
   Experiment ex;
   ex.file = path;
+  set_experiment_file(path);
   Node raw = load_yaml_file(path);
   if (!raw.is_map())
     throw ConfigError(

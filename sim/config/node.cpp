@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "sim/config/search_path.h"
 #include "sim/core/input_file.h"
 #include "sim/core/text.h"
 
@@ -396,38 +397,7 @@ void merge_into(Node& base, const Node& over) {
 
 std::string find_referenced_file(const std::string& name, const Origin& from,
                                  const std::string& yaml_path) {
-  std::vector<std::string> tried;
-  std::string odd;  // the first candidate that exists but is no regular file, e.g. a directory
-  auto ok = [&](const fs::path& p) {
-    const std::string kind = non_regular_kind(p.string());
-    if (!kind.empty() && kind != "missing" && odd.empty())
-      odd = "'" + p.string() + "' is " + kind + ", expected a file";
-    return kind.empty();
-  };
-  fs::path p(name);
-  if (p.is_absolute()) {
-    if (ok(p)) return p.string();
-    tried.push_back(p.string());
-  } else {
-    if (!from.file.empty() && from.file[0] != '<') {
-      fs::path dir = fs::path(from.file).parent_path();
-      for (int up = 0; up < 4; ++up) {
-        fs::path cand = dir / p;
-        if (ok(cand)) return cand.lexically_normal().string();
-        tried.push_back(cand.lexically_normal().string());
-        if (dir.empty() || dir == dir.parent_path()) break;
-        dir = dir.parent_path();
-      }
-    }
-    if (ok(p)) return p.string();
-    tried.push_back(p.string());
-  }
-  if (!odd.empty()) throw ConfigError(from, yaml_path, odd);
-  std::vector<std::string> unique;
-  for (const auto& t : tried)
-    if (std::find(unique.begin(), unique.end(), t) == unique.end()) unique.push_back(t);
-  throw ConfigError(from, yaml_path,
-                    "file '" + name + "' not found (looked for " + join(unique, ", ") + ")");
+  return find_on_search_path(name, from, yaml_path);
 }
 
 Node resolve_bases(const Node& node, int depth) {

@@ -81,12 +81,12 @@ Node load_yaml_file(const std::string& path, const Origin& referenced_from = {})
 void merge_into(Node& base, const Node& over);
 
 /// Resolves every `base: FILE` key (in any mapping): the named file is loaded (relative to the
-/// file that names it), resolved recursively, and the mapping is merged on top of it.
+/// file that names it, see find_referenced_file), resolved recursively, and the mapping is merged on top of it.
 Node resolve_bases(const Node& node, int depth = 0);
 
-/// Finds the file `name` referenced from `from` (an origin in some file): tries it as given,
-/// then relative to that file's directory and each of its ancestors. Throws ConfigError
-/// listing what was tried when nothing exists.
+/// Finds the file `name` referenced from `from` (an origin in some file, or the command line) on
+/// the search path (sim/config/search_path.h). Throws ConfigError naming the folders searched
+/// when nothing exists.
 std::string find_referenced_file(const std::string& name, const Origin& from,
                                  const std::string& yaml_path);
 

@@ -102,4 +102,19 @@ ChildOutcome run_in_child(const std::function<int(int fd)>& body) {
   return finish_child(fork_child(body));
 }
 
+ChildOutcome run_catching_in_child(const std::function<std::string(int fd)>& body) {
+  return run_in_child([&](int fd) {
+    try {
+      write_all(fd, body(fd));
+      return 0;
+    } catch (const ConfigError& e) {
+      write_all(fd, e.what());
+      return kChildConfigError;
+    } catch (const std::exception& e) {
+      write_all(fd, e.what());
+      return kChildOtherError;
+    }
+  });
+}
+
 }  // namespace systole

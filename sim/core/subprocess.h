@@ -38,4 +38,11 @@ ChildOutcome finish_child(Child c);
 /// fork_child + finish_child: runs `body` in a child and waits for it.
 ChildOutcome run_in_child(const std::function<int(int fd)>& body);
 
+/// Exit codes of run_catching_in_child's child when `body` threw: its message is on the pipe.
+constexpr int kChildConfigError = 3, kChildOtherError = 4;
+/// run_in_child of `body` (which may write to `fd` first), the string it returns written to the
+/// pipe, exit 0; a ConfigError it throws exits kChildConfigError, any other exception
+/// kChildOtherError.
+ChildOutcome run_catching_in_child(const std::function<std::string(int fd)>& body);
+
 }  // namespace systole

@@ -315,6 +315,9 @@ ResultsWriter::ResultsWriter(const std::string& path, const RunMeta& meta)
                "resolved experiment (bases merged, overrides applied)");
     write_text(g, "swept_paths", meta.swept_paths, false,
                "swept parameter paths, in /sweep column order");
+    if (!meta.resolved_files.empty())
+      write_text(g, "resolved_files", meta.resolved_files, false,
+                 "each file name the experiment gave (where) and the file it resolved to");
     impl_->config = create_group(impl_->file, "config");
     impl_->points = create_group(impl_->file, "points");
     check(H5Fflush(impl_->file, H5F_SCOPE_GLOBAL), "flushing");
@@ -381,7 +384,8 @@ void ResultsWriter::write_point(const PointResult& r) {
   im.rows[r.key] = SweepRow{r.id, r.assignments, r.status, r.error, r.wall_seconds, r.metrics};
 }
 
-void ResultsWriter::copy_points(const std::string& from, const std::vector<std::string>& keys) {
+void ResultsWriter::copy_points(const std::string& from, const std::vector<std::string>& keys,
+                                bool sweep_rows) {
   if (impl_->finished) throw SimError(fmt::format("results file '{}' is already closed", partial_));
   Impl& im = *impl_;
   Hid src = open_results(from);
@@ -397,6 +401,7 @@ void ResultsWriter::copy_points(const std::string& from, const std::vector<std::
       if (config.valid() && has(config, k))
         check(H5Ocopy(config, k.c_str(), im.config, k.c_str(), H5P_DEFAULT, H5P_DEFAULT),
               "copying /config/" + k);
+      if (!sweep_rows) continue;
       Hid g = open_group(im.points, k);
       const PointInfo info = read_info(g, k);
       SweepRow row{info.index,
@@ -409,15 +414,17 @@ void ResultsWriter::copy_points(const std::string& from, const std::vector<std::
       im.rows[k] = std::move(row);
     }
   } catch (const H5Failure& e) {
-    throw SimError(
-        fmt::format("cannot copy point {} of '{}' into '{}': {}", key, from, partial_, e.what()));
+    // The output was writable a moment ago (/meta went in): a failing copy is a damaged input.
+    throw ConfigError(
+        {from}, "",
+        fmt::format("the results file is corrupted: cannot copy its point {} ({})", key, e.what()));
   }
 }
 
-void ResultsWriter::commit(const std::vector<Table>& compare) {
+void ResultsWriter::commit(const std::vector<Table>& compare, const Table* sweep) {
   if (impl_->finished) throw SimError(fmt::format("results file '{}' is already closed", partial_));
   try {
-    write_table(impl_->file, "sweep", sweep_table(impl_->meta, impl_->rows));
+    write_table(impl_->file, "sweep", sweep ? *sweep : sweep_table(impl_->meta, impl_->rows));
     if (!compare.empty()) {
       if (has(impl_->file, "compare"))
         check(H5Ldelete(impl_->file, "compare", H5P_DEFAULT), "replacing");
@@ -505,6 +512,7 @@ RunMeta read_meta(const std::string& path) {
       if (!text.empty()) m.experiment_yaml = text.front();
     }
     if (has(g, "swept_paths")) m.swept_paths = read_text(g, "swept_paths");
+    if (has(g, "resolved_files")) m.resolved_files = read_text(g, "resolved_files");
     return m;
   });
 }

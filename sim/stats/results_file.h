@@ -3,7 +3,9 @@
 //   /meta                 attributes: version, git_revision, code_version, command_line,
 //                         start_time, seed, experiment_file, experiment_name, experiment_id,
 //                         shard_index, shard_count, points_total; datasets /meta/experiment (YAML
-//                         text), /meta/swept_paths, /meta/merged_from (simrun merge's inputs)
+//                         text), /meta/swept_paths, /meta/merged_from (simrun merge's inputs),
+//                         /meta/resolved_files (each file name the experiment gave and the file
+//                         it resolved to on the search path)
 //   /config/<id>          resolved YAML of each point (string dataset)
 //   /sweep                one row per point: point_id (the stable id), index (in the grid), each
 //                         swept path as a column, status, error, wall seconds and the point's
@@ -50,7 +52,8 @@ struct RunMeta {
   std::string experiment_file;
   std::string experiment_name;
   std::string experiment_yaml;  // the resolved experiment (bases merged, overrides applied)
-  std::vector<std::string> swept_paths;  // /sweep columns, in order
+  std::vector<std::string> swept_paths;     // /sweep columns, in order
+  std::vector<std::string> resolved_files;  // "name (file:line:col) -> path", each file named
 };
 
 class ResultsWriter {
@@ -64,11 +67,13 @@ class ResultsWriter {
   /// Writes /config/<id> and /points/<id>/... and flushes, so an interrupted run keeps it.
   void write_point(const PointResult& r);
   /// Copies the points `keys` of the results file `from` unchanged (their /points and /config
-  /// entries, HDF5 object copies), for simrun merge; a key already written is replaced.
-  void copy_points(const std::string& from, const std::vector<std::string>& keys);
-  /// Writes /sweep from all points written so far and each of `compare` as /compare/<name>,
-  /// closes and renames to the final path.
-  void commit(const std::vector<Table>& compare = {});
+  /// entries, HDF5 object copies), for simrun merge; a key already written is replaced. With
+  /// `sweep_rows` false their /sweep rows are not read back (the caller gives commit() /sweep).
+  void copy_points(const std::string& from, const std::vector<std::string>& keys,
+                   bool sweep_rows = true);
+  /// Writes /sweep (`sweep` when given, else built from all points written so far) and each of
+  /// `compare` as /compare/<name>, closes and renames to the final path.
+  void commit(const std::vector<Table>& compare = {}, const Table* sweep = nullptr);
   /// Closes and deletes the partial file.
   void discard();
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "sim/config/node.h"
@@ -32,7 +33,7 @@ bool same_file(const std::string& a, const std::string& b) {
 
 /// Every input is a readable results file, named once, and none of them is the output.
 std::vector<Input> open_inputs(const std::string& out, const std::vector<std::string>& paths,
-                               std::vector<std::string>& warnings) {
+                               const OnInput& on_input, std::vector<std::string>& warnings) {
   if (paths.empty())
     throw ConfigError({"<command line>"}, "merge", "no input files: simrun merge OUT.h5 IN.h5...");
   std::vector<Input> inputs;
@@ -52,6 +53,7 @@ std::vector<Input> open_inputs(const std::string& out, const std::vector<std::st
       warnings.push_back(fmt::format("'{}' is given twice; read once", p));
       continue;
     }
+    if (on_input) on_input(p);
     inputs.push_back({p, read_meta(p), read_point_index(p)});
   }
   return inputs;
@@ -170,7 +172,8 @@ RunMeta merged_meta(const std::vector<Input>& in, const MergeOptions& opt) {
 /// With `systems:`, the /compare tables of the merged points (those read in full); none
 /// otherwise.
 std::vector<Table> comparison(const RunMeta& meta, const std::vector<Input>& in,
-                              const std::vector<std::vector<std::string>>& keys) {
+                              const std::vector<std::vector<std::string>>& keys,
+                              const OnInput& on_input) {
   if (meta.experiment_yaml.empty()) return {};
   const config::Node ex = config::parse_yaml(meta.experiment_yaml, "/meta/experiment");
   const config::Node* systems = ex.is_map() ? ex.find("systems") : nullptr;
@@ -178,6 +181,7 @@ std::vector<Table> comparison(const RunMeta& meta, const std::vector<Input>& in,
   std::vector<PointResult> results;
   for (size_t i = 0; i < in.size(); ++i) {
     const std::set<std::string> mine(keys[i].begin(), keys[i].end());
+    if (on_input) on_input(in[i].path);
     for (auto& r : read_points(in[i].path))
       if (mine.count(r.key)) results.push_back(std::move(r));
   }
@@ -188,12 +192,75 @@ std::vector<Table> comparison(const RunMeta& meta, const std::vector<Input>& in,
   return {c.networks, c.layers};
 }
 
+/// The merged /sweep from the inputs' own /sweep tables (one read per input instead of the
+/// attributes and tables of every point): the chosen points' rows, columns united by name, in
+/// grid order. None when an input has no /sweep (a .partial file) or two inputs give a column
+/// different types or units; the writer then rebuilds /sweep from the copied points.
+std::optional<Table> merged_sweep(const std::vector<Input>& in,
+                                  const std::vector<std::vector<std::string>>& keys,
+                                  const OnInput& on_input) {
+  std::vector<Column> cols;
+  std::map<std::string, size_t> at;
+  std::vector<std::pair<Table, size_t>> tables;  // with the input it came from
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (keys[i].empty()) continue;
+    if (on_input) on_input(in[i].path);
+    Table t;
+    try {
+      t = read_sweep(in[i].path);
+    } catch (const ConfigError&) {
+      return std::nullopt;  // no /sweep
+    }
+    if (t.column("point_id") < 0 || t.column("index") < 0) return std::nullopt;
+    for (const auto& c : t.columns()) {
+      const auto it = at.find(c.name);
+      if (it == at.end()) {
+        at[c.name] = cols.size();
+        cols.push_back(c);
+      } else if (cols[it->second].type != c.type || cols[it->second].unit != c.unit) {
+        return std::nullopt;
+      }
+    }
+    tables.emplace_back(std::move(t), i);
+  }
+  struct Row {
+    std::int64_t index;
+    std::string key;
+    std::vector<Cell> cells;
+  };
+  std::vector<Row> rows;
+  for (const auto& [t, i] : tables) {
+    const std::set<std::string> mine(keys[i].begin(), keys[i].end());
+    const auto id = static_cast<size_t>(t.column("point_id"));
+    const auto index = static_cast<size_t>(t.column("index"));
+    for (const auto& r : t.rows()) {
+      const std::string& key = std::get<std::string>(r[id]);
+      if (!mine.count(key)) continue;
+      Row row{std::get<std::int64_t>(r[index]), key, {}};
+      for (const auto& c : cols)
+        row.cells.push_back(c.type == ColumnType::kInt     ? Cell{std::int64_t{0}}
+                            : c.type == ColumnType::kFloat ? Cell{0.0}
+                                                           : Cell{std::string()});
+      for (size_t c = 0; c < t.columns().size(); ++c) row.cells[at[t.columns()[c].name]] = r[c];
+      rows.push_back(std::move(row));
+    }
+  }
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return a.index != b.index ? a.index < b.index : a.key < b.key;
+  });
+  Table out("sweep",
+            tables.empty() ? "one row per design point" : tables.front().first.description());
+  out.set_columns(cols);
+  for (auto& r : rows) out.add_row(std::move(r.cells));
+  return out;
+}
+
 }  // namespace
 
 MergeReport merge_results(const std::string& out, const std::vector<std::string>& paths,
-                          const MergeOptions& opt) {
+                          const MergeOptions& opt, const OnInput& on_input) {
   MergeReport report;
-  const auto in = open_inputs(out, paths, report.warnings);
+  const auto in = open_inputs(out, paths, on_input, report.warnings);
   check_identity(in, opt.force, report.warnings);
   const auto chosen = choose(in, report.duplicates);
   const bool one_experiment = std::all_of(in.begin(), in.end(), [&](const Input& i) {
@@ -207,12 +274,16 @@ MergeReport merge_results(const std::string& out, const std::vector<std::string>
     keys[c.input].push_back(key);
     report.failed += !c.info->ok();
   }
-  const auto compare = one_experiment ? comparison(meta, in, keys) : std::vector<Table>{};
+  const auto compare = one_experiment ? comparison(meta, in, keys, on_input) : std::vector<Table>{};
+  const std::optional<Table> sweep = merged_sweep(in, keys, on_input);
   ResultsWriter writer(out, meta);
   try {
     for (size_t i = 0; i < in.size(); ++i)
-      if (!keys[i].empty()) writer.copy_points(in[i].path, keys[i]);
-    writer.commit(compare);
+      if (!keys[i].empty()) {
+        if (on_input) on_input(in[i].path);
+        writer.copy_points(in[i].path, keys[i], !sweep);
+      }
+    writer.commit(compare, sweep ? &*sweep : nullptr);
   } catch (...) {
     writer.discard();
     throw;

@@ -3,6 +3,7 @@
 // one sweep, or runs that each covered part of it. Points are matched by their stable id; the
 // output is written beside OUT as OUT.partial and renamed when complete.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,9 @@ struct MergeOptions {
   bool force = false;        // join files of different experiments or code versions
   std::string command_line;  // recorded in /meta
 };
+
+/// Called before each input is opened (for the crash-isolated merge to name a culprit).
+using OnInput = std::function<void(const std::string& path)>;
 
 struct MergeReport {
   size_t files = 0;
@@ -26,6 +30,6 @@ struct MergeReport {
 /// file, when `out` is one of the inputs, when the inputs come from different experiments or
 /// code versions (unless `force`), and when one point appears with two different configs.
 MergeReport merge_results(const std::string& out, const std::vector<std::string>& inputs,
-                          const MergeOptions& opt);
+                          const MergeOptions& opt, const OnInput& on_input = {});
 
 }  // namespace systole::stats

@@ -14,9 +14,6 @@ namespace systole::stats {
 
 namespace {
 
-// Child exit codes: 0 the points follow; kConfigError / kOtherError: the message follows.
-constexpr int kConfigError = 3, kOtherError = 4;
-
 std::string frame(const std::vector<PointResult>& points) {
   std::string out;
   for (const auto& p : points) {
@@ -47,24 +44,13 @@ std::vector<PointResult> unframe(const std::string& data, const std::string& pat
 
 std::vector<PointResult> read_points_isolated(const std::string& path) {
   if (non_regular_kind(path) != "missing") require_regular_file(path, {path});
-  const ChildOutcome o = run_in_child([&](int fd) {
-    try {
-      write_all(fd, frame(read_points(path)));
-      return 0;
-    } catch (const ConfigError& e) {
-      write_all(fd, e.what());
-      return kConfigError;
-    } catch (const std::exception& e) {
-      write_all(fd, e.what());
-      return kOtherError;
-    }
-  });
+  const ChildOutcome o = run_catching_in_child([&](int) { return frame(read_points(path)); });
   if (o.signal)
     throw ConfigError({path}, "",
                       fmt::format("the results file is corrupted: reading it crashed the HDF5 "
                                   "library ({})",
                                   strsignal(o.signal)));
-  if (o.exit_code == kConfigError) throw ConfigError({}, "", o.data);
+  if (o.exit_code == kChildConfigError) throw ConfigError({}, "", o.data);
   if (o.exit_code != 0) throw ConfigError({path}, "", "cannot read results file: " + o.data);
   return unframe(o.data, path);
 }

@@ -4,7 +4,9 @@
 // limit; sampled sweeps.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -133,6 +135,54 @@ TEST_CASE("a sweep run as 3 --shard processes and merged equals the single-proce
     CHECK(r.err.find("is also an input") != std::string::npos);
     CHECK(std::filesystem::file_size(dir.file("results.shard-0-of-3.h5")) == before);
     CHECK(stats::read_points(dir.file("results.shard-0-of-3.h5")).size() == 2);
+  }
+}
+
+/// Overwrites `count` bytes of `path` from `offset` with `byte`.
+void damage(const std::string& path, std::uintmax_t offset, size_t count, char byte) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(static_cast<std::streamoff>(offset));
+  const std::string junk(count, byte);
+  f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+}
+
+/// simrun merge of the 3 shards in `dir` fails on the damaged `bad`: exit 2, one error line
+/// naming it, no merged file or partial file left, the inputs untouched.
+void require_merge_refuses(const TempDir& dir, const std::string& bad) {
+  const auto r = test::simrun(
+      "merge merged.h5 results.shard-0-of-3.h5 results.shard-1-of-3.h5 results.shard-2-of-3.h5",
+      dir);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("simrun: error: " + bad + ": ", 0) == 0);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK_FALSE(std::filesystem::exists(dir.file("merged.h5")));
+  CHECK_FALSE(std::filesystem::exists(dir.file("merged.h5.partial")));
+}
+
+TEST_CASE("merge of a truncated or corrupted shard file is one error line with exit 2",
+          "[e2e][shard]") {
+  TempDir dir;
+  dir.write("sweep.yaml", kSweep);
+  for (int i = 0; i < 3; ++i) {
+    const auto r = test::simrun("sweep.yaml -q --jobs 1 --shard " + std::to_string(i) + "/3", dir);
+    REQUIRE(r.exit_code == 0);
+  }
+  const std::string bad = "results.shard-1-of-3.h5";
+  const auto size = std::filesystem::file_size(dir.file(bad));
+  SECTION("truncated to half") {
+    std::filesystem::resize_file(dir.file(bad), size / 2);
+    require_merge_refuses(dir, bad);
+  }
+  SECTION("its superblock overwritten") {
+    damage(dir.file(bad), 0, 64, '\xff');
+    require_merge_refuses(dir, bad);
+  }
+  SECTION(
+      "every 4 KiB of its second half overwritten: an error or a crash inside libhdf5, "
+      "isolated either way") {
+    for (auto at = size / 2; at + 256 < size; at += 4096) damage(dir.file(bad), at, 256, '\xff');
+    require_merge_refuses(dir, bad);
   }
 }
 

@@ -58,10 +58,11 @@ TEST_CASE("malformed experiments exit 2 with one line and no output", "[e2e][err
        "bad.yaml:4:23: workload.layers[0].k: expected an integer in [1, 16777216], got "
        "99999999999"},
       {"missing workload file", base + "workload: nothere.yaml\n",
-       "bad.yaml:2:11: workload.file: file 'nothere.yaml' not found (looked for nothere.yaml)"},
+       "bad.yaml:2:11: workload.file: file 'nothere.yaml' not found; searched ., the "
+       "repository's configs/, configs/presets/, workloads/ and root, SYSTOLE_PATH (unset)"},
       {"missing base file", "base: presets/nothere.yaml\n" + wl,
-       "bad.yaml:1:7: base: file 'presets/nothere.yaml' not found (looked for "
-       "presets/nothere.yaml)"},
+       "bad.yaml:1:7: base: file 'presets/nothere.yaml' not found; searched ., the repository's "
+       "configs/, configs/presets/, workloads/ and root, SYSTOLE_PATH (unset)"},
       {"missing workload section", base, "bad.yaml: workload: missing 'workload:' section"},
       {"unknown system kind", base + "system: {kind: tpu_chp}\n" + wl,
        "bad.yaml:2:16: system.kind: unknown system kind 'tpu_chp' (did you mean 'tpu_chip'?); "

@@ -6,7 +6,11 @@
 # units/{mxu,mxu_layers,dma,memory,vmem,hbm_channel}, metrics, assignments, config.
 #
 # Measured 2026-11-26 on the 2-core VM, load average 8-12 from other builds: 100 files, 10,000
-# points, 345 MB: 35.5 s wall, 30.1 s CPU (target not met). A profile of 1,000 points: H5Ocopy
+# points, 345 MB: 35.5 s wall, 30.1 s CPU (target not met). After /sweep was built from the
+# inputs' /sweep tables (the merge also runs in a child process since, for crash isolation),
+# interleaved with the build before it at load average 12-14: 51.2 and 61.6 s wall, 28.0 and
+# 30.2 s CPU before; 37.1 and 39.4 s wall, 19.4 and 20.1 s CPU after (target still not met;
+# H5Ocopy of the points' ~11 objects each is ~2/3 of what is left). A profile of 1,000 points: H5Ocopy
 # of the point groups ~55% (their vlen-string attributes ~20%), closing (flushing) the output
 # ~13%, reading the inputs' point attributes and tables ~20%. Reading a table once callocked a
 # 1 MiB conversion buffer (now sized to the table: -45% CPU on 1,000 points).

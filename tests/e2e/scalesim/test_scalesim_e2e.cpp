@@ -1,11 +1,13 @@
 // End to end: `simrun --scalesim-cfg X.cfg --topology Y.csv` writes results.h5 and SCALE-Sim's
-// COMPUTE_REPORT.csv / BANDWIDTH_REPORT.csv beside it, with SCALE-Sim's own numbers (from
-// tests/data/scalesim/layers.csv); bad SCALE-Sim inputs exit 2 naming file and line and leave
-// nothing behind.
+// COMPUTE_REPORT.csv / BANDWIDTH_REPORT.csv / DETAILED_ACCESS_REPORT.csv in the cfg's run_name
+// folder beside it, with SCALE-Sim's own numbers (from tests/data/scalesim/layers.csv); a second
+// run of the same run_name is refused unless --force; bad SCALE-Sim inputs exit 2 naming file
+// and line and leave nothing behind.
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <tuple>
 
 #include "sim/stats/results_file.h"
 #include "tests/support/run.h"
@@ -24,6 +26,22 @@ std::vector<test::CsvRow> reference(const std::string& config, const std::string
   for (auto& r : test::read_csv(data("layers.csv")))
     if (r["config"] == config && r["dataflow"] == df && r["topology"] == topology)
       out.push_back(std::move(r));
+  return out;
+}
+
+/// A SCALE-Sim report (", "-separated, a trailing comma), its names and cells trimmed.
+std::vector<test::CsvRow> read_report(const std::string& path) {
+  auto trim = [](const std::string& t) {
+    const size_t a = t.find_first_not_of(' '), b = t.find_last_not_of(' ');
+    return a == std::string::npos ? std::string() : t.substr(a, b - a + 1);
+  };
+  std::vector<test::CsvRow> out;
+  for (const auto& row : test::read_csv(path)) {
+    test::CsvRow r;
+    for (const auto& [k, v] : row.cells)
+      if (!trim(k).empty()) r.cells[trim(k)] = trim(v);
+    out.push_back(std::move(r));
+  }
   return out;
 }
 
@@ -58,8 +76,45 @@ TEST_CASE("simrun --scalesim-cfg writes SCALE-Sim's reports and results.h5", "[e
                     row["avg_filter_sram_bw"], row["avg_ofmap_sram_bw"], row["avg_ifmap_dram_bw"],
                     row["avg_filter_dram_bw"], row["avg_ofmap_dram_bw"]);
   }
-  CHECK(test::slurp(dir.file("run/COMPUTE_REPORT.csv")) == expected);
-  CHECK(test::slurp(dir.file("run/BANDWIDTH_REPORT.csv")) == expected_bw);
+  CHECK(test::slurp(dir.file("run/systole_scale/COMPUTE_REPORT.csv")) == expected);
+  CHECK(test::slurp(dir.file("run/systole_scale/BANDWIDTH_REPORT.csv")) == expected_bw);
+  CHECK_FALSE(std::filesystem::exists(dir.file("run/COMPUTE_REPORT.csv")));
+  CHECK_FALSE(std::filesystem::exists(dir.file("run/.systole_scale.partial")));
+
+  // DETAILED_ACCESS_REPORT.csv: SCALE-Sim v2's header; SRAM and DRAM counts as SCALE-Sim's; each
+  // operand's DRAM window gives SCALE-Sim's average DRAM bandwidth; SRAM start/stop are the
+  // compute window [0, Total Cycles].
+  const std::string detail = test::slurp(dir.file("run/systole_scale/DETAILED_ACCESS_REPORT.csv"));
+  const auto lines = read_report(dir.file("run/systole_scale/DETAILED_ACCESS_REPORT.csv"));
+  CHECK(detail.rfind(
+            "LayerID, SRAM IFMAP Start Cycle, SRAM IFMAP Stop Cycle, SRAM IFMAP Reads, SRAM "
+            "Filter Start Cycle, SRAM Filter Stop Cycle, SRAM Filter Reads, SRAM OFMAP Start "
+            "Cycle, SRAM OFMAP Stop Cycle, SRAM OFMAP Writes, DRAM IFMAP Start Cycle, DRAM IFMAP "
+            "Stop Cycle, DRAM IFMAP Reads, DRAM Filter Start Cycle, DRAM Filter Stop Cycle, DRAM "
+            "Filter Reads, DRAM OFMAP Start Cycle, DRAM OFMAP Stop Cycle, DRAM OFMAP Writes,\n",
+            0) == 0);
+  REQUIRE(lines.size() == ref.size());
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const auto& row = lines[i];
+    INFO("layer " << i);
+    CHECK(row["LayerID"] == ref[i]["layer_id"]);
+    CHECK(row["SRAM IFMAP Reads"] == ref[i]["sram_ifmap_reads"]);
+    CHECK(row["SRAM Filter Reads"] == ref[i]["sram_filter_reads"]);
+    CHECK(row["SRAM OFMAP Writes"] == ref[i]["sram_ofmap_writes"]);
+    CHECK(row["DRAM IFMAP Reads"] == ref[i]["dram_ifmap_reads"]);
+    CHECK(row["DRAM Filter Reads"] == ref[i]["dram_filter_reads"]);
+    CHECK(row["DRAM OFMAP Writes"] == ref[i]["dram_ofmap_writes"]);
+    CHECK(row["SRAM IFMAP Start Cycle"] == "0");
+    CHECK(row["SRAM OFMAP Stop Cycle"] == ref[i]["total_cycles"]);
+    for (const auto& [op, words, bw] : {std::tuple{"IFMAP", "Reads", "avg_ifmap_dram_bw"},
+                                        std::tuple{"Filter", "Reads", "avg_filter_dram_bw"},
+                                        std::tuple{"OFMAP", "Writes", "avg_ofmap_dram_bw"}}) {
+      const double start = std::stod(row[fmt::format("DRAM {} Start Cycle", op)]);
+      const double stop = std::stod(row[fmt::format("DRAM {} Stop Cycle", op)]);
+      const double n = std::stod(row[fmt::format("DRAM {} {}", op, words)]);
+      CHECK(models::scalesim::python_float(n / (stop - start + 1)) == ref[i][bw]);
+    }
+  }
 
   // results.h5: one point whose layers carry SCALE-Sim's numbers, units and descriptions.
   const auto points = stats::read_points(dir.file("run/out.h5"));
@@ -86,6 +141,28 @@ TEST_CASE("simrun --scalesim-cfg writes SCALE-Sim's reports and results.h5", "[e
   REQUIRE(sweep.rows().size() == 1);
   CHECK(sweep.get_int(0, "total_cycles") == 850960);
   CHECK(stats::read_meta(dir.file("run/out.h5")).experiment_name == "systole_scale");
+
+  // A second run of the same run_name: refused before simulating, the reports left as they were.
+  const std::string again =
+      fmt::format("--scalesim-cfg {} --topology {} -o run/second.h5", data("configs/scale.cfg"),
+                  data("topologies/test_conv.csv"));
+  auto r2 = test::simrun(again, dir);
+  CHECK(r2.exit_code == 2);
+  CHECK(r2.err == "simrun: error: <command line>: '" + dir.file("run/systole_scale") +
+                      "' holds the reports of an earlier run (run_name 'systole_scale'); give "
+                      "another run_name in " +
+                      data("configs/scale.cfg") + " or add --force to replace them\n");
+  CHECK_FALSE(std::filesystem::exists(dir.file("run/second.h5")));
+  CHECK(test::slurp(dir.file("run/systole_scale/COMPUTE_REPORT.csv")) == expected);
+  // --force replaces the three reports and leaves any other file of the folder alone.
+  dir.write("run/systole_scale/notes.txt", "mine\n");
+  r2 = test::simrun(again + " --force -q", dir);
+  INFO(r2.out << r2.err);
+  CHECK(r2.exit_code == 0);
+  CHECK(read_report(dir.file("run/systole_scale/COMPUTE_REPORT.csv")).size() == 1);
+  CHECK(read_report(dir.file("run/systole_scale/DETAILED_ACCESS_REPORT.csv")).size() == 1);
+  CHECK(test::slurp(dir.file("run/systole_scale/notes.txt")) == "mine\n");
+  CHECK_FALSE(std::filesystem::exists(dir.file("run/.systole_scale.partial")));
 }
 
 TEST_CASE("simrun --scalesim-cfg: USER bandwidth, --dataflow and the GEMM format",
@@ -93,7 +170,7 @@ TEST_CASE("simrun --scalesim-cfg: USER bandwidth, --dataflow and the GEMM format
   TempDir dir;
   for (const std::string df : {"os", "ws", "is"}) {
     const auto r = test::simrun(
-        fmt::format("--scalesim-cfg {} --topology {} --dataflow {} -o {}.h5 -q",
+        fmt::format("--scalesim-cfg {} --topology {} --dataflow {} -o {}.h5 -q --force",
                     data("configs/scale_user_bw10.cfg"), data("topologies/test_conv.csv"), df, df),
         dir);
     INFO(r.out << r.err);
@@ -112,7 +189,7 @@ TEST_CASE("simrun --scalesim-cfg: USER bandwidth, --dataflow and the GEMM format
   REQUIRE(g.exit_code == 0);
   const auto mnk = reference("google", "is", "test_mnk");
   REQUIRE(mnk.size() == 1);
-  CHECK(test::slurp(dir.file("COMPUTE_REPORT.csv")) ==
+  CHECK(test::slurp(dir.file("systole_google/COMPUTE_REPORT.csv")) ==
         "LayerID, Total Cycles, Stall Cycles, Overall Util %, Mapping Efficiency %, Compute Util "
         "%,\n" +
             fmt::format("0, {}, {}, {}, {}, {},\n", mnk[0]["total_cycles"], mnk[0]["stall_cycles"],
@@ -135,6 +212,12 @@ TEST_CASE("simrun --scalesim-cfg: bad SCALE-Sim input exits 2 naming file and li
   CHECK_FALSE(std::filesystem::exists(dir.file("out.h5")));
   CHECK_FALSE(std::filesystem::exists(dir.file("out.h5.partial")));
   CHECK_FALSE(std::filesystem::exists(dir.file("COMPUTE_REPORT.csv")));
+  CHECK_FALSE(std::filesystem::exists(dir.file("systole_scale")));
+  CHECK_FALSE(std::filesystem::exists(dir.file(".systole_scale.partial")));
+
+  r = test::simrun("e.yaml --force", dir);  // --force belongs to SCALE-Sim mode only
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "simrun: error: <command line>: --force: only valid with --scalesim-cfg\n");
 
   dir.write("bad.cfg", "[general]\nrun_name = x\n[architecture_presets]\nArrayHeight: 8\n");
   r = test::simrun("--scalesim-cfg bad.cfg --topology net.csv", dir);

@@ -230,8 +230,8 @@ TEST_CASE("config errors: missing base file", "[config][errors]") {
   TempDir other;
   const std::string missing = (other.dir / "missing.yaml").string();
   const ExperimentFile ex("name: x\nbase: " + missing + "\n" + kWorkload);
-  REQUIRE(ex.error() ==
-          ex.path + ":2:7: base: file '" + missing + "' not found (looked for " + missing + ")");
+  // An absolute path is looked for only where it points.
+  REQUIRE(ex.error() == ex.path + ":2:7: base: file '" + missing + "' not found");
 }
 
 TEST_CASE("config errors: duplicate key", "[config][errors]") {
