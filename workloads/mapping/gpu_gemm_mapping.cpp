@@ -367,6 +367,14 @@ void search(const models::GpuDeviceConfig& d, const Problem& p, const GpuMapping
   const std::int64_t tiles = ceil_div(p.M, t.bm) * ceil_div(p.N, t.bn);
   const std::int64_t kt_all = ceil_div(p.K, t.bk);
   const std::int64_t workers = p.sms * s.occ.ctas;
+  // Split-K as CUTLASS's parallel split-K runs it (NVIDIA/cutlass include/cutlass/gemm/device/
+  // gemm_splitk_parallel.h): S slices of whole k-tiles, each CTA writing its fp32 partial tile
+  // to a workspace of S x M x N, then a separate reduction kernel (reduction/kernel/
+  // reduce_split_k.h; cuBLAS's splitKreduce_kernel) that reads the S partials and writes C. The
+  // serial variant (gemm/kernel/gemm.h, kSplitKSerial: slices take turns on C behind a
+  // semaphore) is not a candidate: cuBLAS ran the parallel one on every decode GEMM measured
+  // (tests/validation/gpu/data). S runs 2..max_split_k, so it includes cuBLAS's choice for
+  // decode, S = SMs / tiles (one wave).
   std::vector<std::pair<GpuDecomposition, std::int64_t>> decs;
   if (o.split_k_slices <= 1) decs.push_back({GpuDecomposition::kDataParallel, 1});
   if (o.split_k_slices > 1) {
