@@ -100,7 +100,10 @@ size_t Compiler::gemm_kernel(size_t i, const std::string& name, const Layer& g,
   k.layer = i;
   k.kind = GpuKernel::Kind::kGemm;
   GpuMappingOptions o = opt_;
-  if (batch > 1) o.split_k = false;  // the batch fills the machine
+  if (batch > 1) {  // the batch fills the machine
+    o.split_k = false;
+    o.split_k_slices = std::min<std::int64_t>(o.split_k_slices, 1);
+  }
   k.gemm = map_gpu_gemm(dev_, g, o);
   const auto one = gpu_cta_works(k.gemm);
   const std::int64_t rows = k.gemm.m;

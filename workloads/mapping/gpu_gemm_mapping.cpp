@@ -216,6 +216,10 @@ double hbm_ab_bytes(const Problem& p, const Shape& s, std::int64_t workers, bool
   return panel_reads + other_reads;
 }
 
+struct Choice;
+double loaded_latency(const models::GpuDeviceConfig& d, const Problem& p, const Choice& c,
+                      std::int64_t units, std::int64_t resident);
+
 struct Choice {
   const Shape* shape = nullptr;
   GpuDecomposition dec = GpuDecomposition::kDataParallel;
@@ -224,8 +228,27 @@ struct Choice {
   std::int64_t swizzle = 1;
   std::int64_t cluster_m = 1;
   double hide = 1, compute = 0, sm_time = 0, hbm_bytes = 0, l2_bytes = 0, est = 0;
+  double miss = 1;  ///< share of the A and B bytes through L2 that come from HBM
   double hbm_cycles = 0, l2_cycles = 0;
+  double latency = 0;  ///< a k-tile copy's round trip under this candidate's load (cycles)
 };
+
+/// The round trip of one k-tile copy under the candidate's own load. The SM models keep
+/// (stages - 1) k-tile copies in flight per resident CTA (models/gpu_sm README, rule 1) and
+/// the device serves them first come first served: a copy waits for the unloaded latency, for
+/// its own bytes through its SM's L2 port, and for the HBM to drain the missing bytes every
+/// active SM has in flight ahead of it (at peak bandwidth). An SM then streams (stages - 1) x
+/// k-tile bytes per round trip (Little's law), so a memory-bound GEMM on few SMs cannot reach
+/// the HBM's peak however wide their ports: the H200's 1x12288x49152 on 48 CTAs streams 2.96
+/// TB/s in the device (tests/validation/gpu/README.md), on 128 split-K CTAs 4.05.
+double loaded_latency(const models::GpuDeviceConfig& d, const Problem& p, const Choice& c,
+                      std::int64_t units, std::int64_t resident) {
+  const auto& t = c.shape->tile;
+  const double copy = static_cast<double>((std::min(t.bm, p.M) + std::min(t.bn, p.N)) * t.bk * p.e);
+  const double active = static_cast<double>(std::min(units, p.sms));
+  const double in_flight = static_cast<double>(resident * (t.stages - 1)) * copy * c.miss;
+  return p.latency + copy / p.port_bandwidth + active * in_flight / d.hbm_bytes_per_cycle();
+}
 
 /// `c` beats `best` when its estimate is lower; within 0.1% (a tie of the max() roofline, e.g.
 /// 256 tiles of 128x128 against 128 of 128x256 on 132 SMs) the one moving fewer L2 bytes wins:
@@ -249,7 +272,17 @@ void estimate(const models::GpuDeviceConfig& d, const Problem& p, Choice& c) {
   const std::int64_t tiles = ceil_div(p.M, t.bm) * ceil_div(p.N, t.bn);
   const std::int64_t kt_all = ceil_div(p.K, t.bk);
   const double kt_cycles = static_cast<double>(t.bm * t.bn * t.bk) / p.rate;
-  c.hide = std::min(1.0, static_cast<double>(ctas * (t.stages - 1)) * kt_cycles / p.latency);
+  // Hopper kernels run 2x1 thread-block clusters when the grid has two tile rows or more: the
+  // B tile of a k-step is multicast by TMA to both CTAs, so L2 serves it once per cluster.
+  const std::int64_t b_reads = ceil_div(ceil_div(p.M, t.bm), c.cluster_m);
+  const double reads = static_cast<double>((ceil_div(p.N, t.bn) * p.M + b_reads * p.N) * p.K * p.e);
+  const double ab_hbm = hbm_ab_bytes(p, s, workers, c.along_n, c.swizzle);
+  c.miss = std::min(1.0, ab_hbm / reads);
+  const std::int64_t units =
+      c.dec == GpuDecomposition::kStreamK ? std::min(workers, tiles * kt_all) : tiles * c.split;
+  const std::int64_t resident = std::min(ctas, ceil_div(units, p.sms));
+  c.latency = loaded_latency(d, p, c, units, resident);
+  c.hide = std::min(1.0, static_cast<double>(resident * (t.stages - 1)) * kt_cycles / c.latency);
   const double step_cycles = static_cast<double>(t.bm * t.bn * s.ms.k_instr) / p.rate;
   // Each k-step's A and B rows cross the SM's own L2 port (l2.port_bandwidth bytes per clock;
   // the device models no TMA multicast, so a cluster does not lighten it): a 128x128 bf16 tile
@@ -271,7 +304,6 @@ void estimate(const models::GpuDeviceConfig& d, const Problem& p, Choice& c) {
     partial_bytes = static_cast<double>(2 * c.grid * t.bm * t.bn * 4);
     c.sm_time = c.compute + p.latency + epilogue;
   } else {
-    const std::int64_t units = tiles * c.split;
     c.grid = persistent ? std::min(units, workers) : units;
     c.waves = ceil_div(units, workers);
     const std::int64_t per_sm = ceil_div(units, p.sms);
@@ -292,13 +324,8 @@ void estimate(const models::GpuDeviceConfig& d, const Problem& p, Choice& c) {
     if (c.split > 1) partial_bytes = 2.0 * static_cast<double>(c.split * p.M * p.N * 4);
   }
   const double c_bytes = static_cast<double>(p.M * p.N * p.out_e);
-  // Hopper kernels run 2x1 thread-block clusters when the grid has two tile rows or more: the
-  // B tile of a k-step is multicast by TMA to both CTAs, so L2 serves it once per cluster.
-  const std::int64_t b_reads = ceil_div(ceil_div(p.M, t.bm), c.cluster_m);
-  const double reads = static_cast<double>((ceil_div(p.N, t.bn) * p.M + b_reads * p.N) * p.K * p.e);
   c.l2_bytes = reads + c_bytes + partial_bytes;
-  c.hbm_bytes = hbm_ab_bytes(p, s, workers, c.along_n, c.swizzle) + c_bytes +
-                (partial_bytes / 2 > p.l2_cap ? partial_bytes : 0.0);
+  c.hbm_bytes = ab_hbm + c_bytes + (partial_bytes / 2 > p.l2_cap ? partial_bytes : 0.0);
   c.hbm_cycles = c.hbm_bytes / d.hbm_bytes_per_cycle();
   c.l2_cycles = c.l2_bytes / d.l2_bytes_per_cycle();
   c.est = p.launch + std::max({c.sm_time, c.hbm_cycles, c.l2_cycles});
@@ -340,13 +367,26 @@ void search(const models::GpuDeviceConfig& d, const Problem& p, const GpuMapping
   const std::int64_t tiles = ceil_div(p.M, t.bm) * ceil_div(p.N, t.bn);
   const std::int64_t kt_all = ceil_div(p.K, t.bk);
   const std::int64_t workers = p.sms * s.occ.ctas;
-  std::vector<std::pair<GpuDecomposition, std::int64_t>> decs = {
-      {GpuDecomposition::kDataParallel, 1}};
-  if (o.split_k && tiles < workers)
+  // Split-K as CUTLASS's parallel split-K runs it (NVIDIA/cutlass include/cutlass/gemm/device/
+  // gemm_splitk_parallel.h): S slices of whole k-tiles, each CTA writing its fp32 partial tile
+  // to a workspace of S x M x N, then a separate reduction kernel (reduction/kernel/
+  // reduce_split_k.h; cuBLAS's splitKreduce_kernel) that reads the S partials and writes C. The
+  // serial variant (gemm/kernel/gemm.h, kSplitKSerial: slices take turns on C behind a
+  // semaphore) is not a candidate: cuBLAS ran the parallel one on every decode GEMM measured
+  // (tests/validation/gpu/data). S runs 2..max_split_k, so it includes cuBLAS's choice for
+  // decode, S = SMs / tiles (one wave).
+  std::vector<std::pair<GpuDecomposition, std::int64_t>> decs;
+  if (o.split_k_slices <= 1) decs.push_back({GpuDecomposition::kDataParallel, 1});
+  if (o.split_k_slices > 1) {
+    const std::int64_t sk = o.split_k_slices;
+    if (sk <= kt_all && ceil_div(kt_all, ceil_div(kt_all, sk)) == sk)
+      decs.push_back({GpuDecomposition::kSplitK, sk});
+  } else if (o.split_k && tiles < workers && o.split_k_slices == 0) {
     for (std::int64_t sk = 2; sk <= std::min(o.max_split_k, kt_all); ++sk)
       if (ceil_div(kt_all, ceil_div(kt_all, sk)) == sk)
         decs.push_back({GpuDecomposition::kSplitK, sk});
-  if (o.stream_k) decs.push_back({GpuDecomposition::kStreamK, 1});
+  }
+  if (o.stream_k && o.split_k_slices == 0) decs.push_back({GpuDecomposition::kStreamK, 1});
   for (const auto& [dec, sk] : decs)
     for (const bool along_n : {false, true})
       for (const std::int64_t g : kSwizzles) {
@@ -481,6 +521,12 @@ GpuGemmMapping map_gpu_gemm(const models::GpuDeviceConfig& d, const Layer& layer
       runner_up = local;
     }
   }
+  if (!best.shape && o.split_k_slices > 1)
+    throw WorkloadError(fmt::format(
+        "{}: layer '{}': system.mapping.split_k_slices = {}: K = {} has no split into that many "
+        "slices of whole k-tiles{}; use 0 (the mapper chooses) or fewer slices",
+        layer.origin.str(), layer.name, o.split_k_slices, p.K,
+        o.cluster_m > 0 ? fmt::format(" with cluster_m = {}", o.cluster_m) : std::string()));
   if (!best.shape)
     throw WorkloadError(fmt::format(
         "{}: layer '{}': system.mapping.cluster_m = {} does not divide the grid's tile rows for "

@@ -23,10 +23,12 @@ struct GpuMappingOptions {
   bool split_k = true;            ///< split K when the tiles fill less than one wave
   bool stream_k = false;          ///< also consider a stream-K (persistent, even K share) kernel
   std::int64_t max_split_k = 16;  ///< most K slices a split-K kernel uses
-  std::int64_t tile_m = 0;        ///< > 0: only CTA tiles of this many rows
-  std::int64_t tile_n = 0;        ///< > 0: only CTA tiles of this many columns
-  std::int64_t cluster_m = 0;     ///< > 0: thread-block clusters of this many CTAs along M
-  std::int64_t stages = 0;        ///< > 0: only this many pipeline stages
+  /// > 0: only this many K slices (1: data-parallel only), when K has that many k-tiles
+  std::int64_t split_k_slices = 0;
+  std::int64_t tile_m = 0;     ///< > 0: only CTA tiles of this many rows
+  std::int64_t tile_n = 0;     ///< > 0: only CTA tiles of this many columns
+  std::int64_t cluster_m = 0;  ///< > 0: thread-block clusters of this many CTAs along M
+  std::int64_t stages = 0;     ///< > 0: only this many pipeline stages
   /// > 0 (both): only warp (mma.sync) or consumer-warpgroup (wgmma) grids of warps_m x warps_n;
   /// with tile_m and tile_n also set, that CTA configuration is run even when it is not one of
   /// the built-in candidates (a named vendor kernel, e.g. cuBLAS's 128x320 cooperative tile).

@@ -22,6 +22,10 @@ const config::SchemaOf<workloads::GpuMappingOptions>& gpu_mapping_schema() {
         .boolean("stream_k", &O::stream_k, false,
                  "also consider stream-K kernels (persistent CTAs sharing K evenly)")
         .integer("max_split_k", &O::max_split_k, 16, 2, 64, "most K slices of a split-K kernel", "")
+        .integer("split_k_slices", &O::split_k_slices, 0, 0, 64,
+                 "> 0: only split-K kernels of this many K slices (1: no split; a named vendor "
+                 "kernel's), when K has that many k-tiles (0: the mapper chooses)",
+                 "")
         .integer("tile_m", &O::tile_m, 0, 0, 512, "only CTA tiles of this many rows (0: any)", "")
         .integer("tile_n", &O::tile_n, 0, 0, 512, "only CTA tiles of this many columns (0: any)",
                  "")

@@ -261,3 +261,44 @@ TEST_CASE("A split-K kernel's estimate pays for its reduction kernel", "[unit][g
   CHECK(s.estimated_cycles > n.estimated_cycles / static_cast<double>(s.split_k) +
                                  d.cycles(d.launch_overhead) + d.cycles(d.inter_kernel_gap));
 }
+
+TEST_CASE("Decode GEMMs split K over the SMs: a few SMs cannot stream HBM at its peak",
+          "[unit][gpu_mapping]") {
+  const auto d = test::load_gpu_device("h200_sxm.yaml");
+  const Layer down = gemm(1, 12288, 49152);  // GPT-3 175B's mlp_down at decode
+  // 32 tiles of 8x384 (cuBLAS's nvjet 384x8 tile) on 32 SMs: each SM streams its (stages - 1)
+  // copies per loaded round trip, so the estimate is well above the HBM roofline.
+  GpuMappingOptions tile;
+  tile.tile_m = 8;
+  tile.tile_n = 384;
+  GpuMappingOptions alone = tile;
+  alone.split_k = false;
+  const auto few = map_gpu_gemm(d, down, alone);
+  REQUIRE(few.grid == 32);
+  CHECK(few.estimated_cycles > 1.3 * few.bounds.hbm_cycles);
+  // With split-K the mapper fills the SMs: S = SMs / tiles = 4, 128 CTAs (cuBLAS:
+  // nvjet_sm90_tst_384x8_64x4_2x1_v_bz_splitK + splitKreduce_kernel), and the estimate falls.
+  const auto split = map_gpu_gemm(d, down, tile);
+  CHECK(split.decomposition == GpuDecomposition::kSplitK);
+  CHECK(split.split_k == d.sms / 32);
+  CHECK(split.grid == 32 * split.split_k);
+  CHECK(split.estimated_cycles < 0.8 * few.estimated_cycles);
+  // Left to itself, the mapper also fills at least 90% of the SMs.
+  const auto any = map_gpu_gemm(d, down);
+  INFO(any.why);
+  CHECK(static_cast<double>(std::min(any.grid, d.sms)) >= 0.9 * static_cast<double>(d.sms));
+}
+
+TEST_CASE("split_k_slices fixes the K slices; a split K cannot make is a WorkloadError",
+          "[unit][gpu_mapping]") {
+  const auto d = test::h100();
+  GpuMappingOptions o;
+  o.split_k_slices = 3;
+  const auto m = map_gpu_gemm(d, gemm(256, 256, 8192), o);
+  CHECK(m.split_k == 3);
+  CHECK(m.decomposition == GpuDecomposition::kSplitK);
+  o.split_k_slices = 1;
+  CHECK(map_gpu_gemm(d, gemm(256, 256, 65536), o).split_k == 1);
+  o.split_k_slices = 64;  // K = 128 is two k-tiles of 64
+  CHECK_THROWS_AS(map_gpu_gemm(d, gemm(256, 256, 128), o), WorkloadError);
+}
