@@ -16,6 +16,13 @@ using models::DmaDescriptor;
 
 std::uint64_t u(std::int64_t v) { return static_cast<std::uint64_t>(v); }
 
+/// Bytes of the widest access of an implicit-GEMM convolution's activation loads: 128 bits
+/// (cp.async.cg's 16 bytes; NVIDIA/cutlass include/cutlass/conv/threadblock/
+/// conv2d_fprop_activation_tile_access_iterator_{optimized,fixed_channels,few_channels}.h load
+/// AlignedArray<Element, kElementsPerAccess> vectors of one tap's channels; cuDNN's kernel for
+/// ResNet-50's conv1 at bf16 is `..._nhwc_align8`: 8 elements of 2 bytes).
+constexpr std::uint64_t kVectorBytes = 16;
+
 /// Device addresses: one bump allocator, 4 KiB aligned, starting past address 0.
 class Heap {
  public:
@@ -231,25 +238,43 @@ void Compiler::conv_layer(size_t i, const Layer& l) {
     outputs_[i] = out;
     return;
   }
+  // Channels that are not whole 16-byte vectors (C = 3 at 2 bytes) are padded first, as cuDNN
+  // does: a memset and nhwcAddPaddingKernel write the image with C padded to 8, then an
+  // `_nhwc_align8` implicit-GEMM kernel runs over it (kernel names in tests/validation/gpu/data/
+  // *_networks_run1.csv, conv1 at batch 8). The GEMM's K is R x S x C_padded and its loads carry
+  // the zero channels.
+  const std::int64_t c = gpu_conv_padded_channels(s.c, e), k_pad = s.r * s.s * c;
+  Tensor src = in;
+  if (c != s.c) {
+    const std::uint64_t pixels = u(s.n * s.h * s.w), padded = pixels * u(c) * e;
+    src = {heap_.alloc(padded), padded};
+    // ASSUMPTION: the memset clears the padded image (its size is not in the kernel names).
+    stream_kernel(i, l.name + ".pad_memset", {}, src, pixels * u(c), 0, 0);
+    // One store per padded element, one load per real one (a copy: vector_cost's default).
+    stream_kernel(i, l.name + ".pad", {in}, src, pixels * u(c), 1, 0);
+  }
   Layer g = l;
   g.op = LayerOp::kGemm;
   g.batch = 1;
   g.m = m;
   g.n = s.k;
-  g.k = kk;
-  models::GemmAddressing a = dense(in.addr, heap_.alloc(u(s.k * kk) * e), out.addr, kk, s.k, e, e);
-  if (s.c >= 32) {
-    // Implicit GEMM over the NHWC image: output pixel m reads its window; along a row of
-    // output pixels the window moves by stride x C elements, and column kk = (r, s, c) of A
-    // is tap (r, s)'s channel c.
-    a.a_row = u(s.stride * s.c) * e;
-    const std::int64_t w = s.w, c = s.c, S = s.s, dil = s.dilation;
-    a.a_k = [=](std::int64_t k) {
-      const std::int64_t tap = k / c, ch = k % c;
-      return (u((tap / S) * dil * w + (tap % S) * dil) * u(c) + u(ch)) * e;
-    };
-  }
-  gemm_kernel(i, l.name, g, std::move(a));
+  g.k = k_pad;
+  models::GemmAddressing a =
+      dense(src.addr, heap_.alloc(u(s.k * k_pad) * e), out.addr, k_pad, s.k, e, e);
+  // Implicit GEMM over the NHWC image: output pixel m reads its window; along a row of output
+  // pixels the window moves by stride x C elements, and column kk = (r, s, c) of A is tap
+  // (r, s)'s channel c. (A k-tile wider than one tap's C is read as one run from its first
+  // tap: for C = 8 and S = 7 its last tap is the row's next pixel rather than the next filter
+  // row's first, the same bytes and nearly the same lines.)
+  a.a_row = u(s.stride * c) * e;
+  const std::int64_t w = s.w, S = s.s, dil = s.dilation;
+  a.a_k = [=](std::int64_t k) {
+    const std::int64_t tap = k / c, ch = k % c;
+    return (u((tap / S) * dil * w + (tap % S) * dil) * u(c) + u(ch)) * e;
+  };
+  const size_t at = gemm_kernel(i, l.name, g, std::move(a));
+  // Useful work only: the padded channels' products are zeros.
+  p_.kernels[at].flops = 2 * u(m) * u(s.k) * u(kk);
   outputs_[i] = out;
 }
 
@@ -425,6 +450,11 @@ GpuProgram Compiler::run(const std::vector<Layer>& layers) {
 }
 
 }  // namespace
+
+std::int64_t gpu_conv_padded_channels(std::int64_t c, std::uint64_t elem_bytes) {
+  const auto vec = static_cast<std::int64_t>(std::max<std::uint64_t>(1, kVectorBytes / elem_bytes));
+  return (c + vec - 1) / vec * vec;
+}
 
 GpuProgram compile_gpu(const models::GpuDeviceConfig& device, const std::vector<Layer>& layers,
                        const GpuMappingOptions& options) {

@@ -2,7 +2,8 @@
 // The GPU compiler stage: a workload's layers become the kernels one GPU runs in one stream, in
 // layer order. GEMMs and LSTM gate GEMMs run the GEMM kernel the mapper chose
 // (mapping/gpu_gemm_mapping.h); conv2d runs as an implicit GEMM (M = N x P x Q, N = K filters,
-// K = R x S x C, the A operand gathered from the NHWC image); attention runs as one
+// K = R x S x C, the A operand gathered from the NHWC image; C padded to whole 16-byte vectors
+// by a memset and a padding kernel first, as cuDNN does for C = 3); attention runs as one
 // FlashAttention kernel (FA-2 on sm_80, FA-3 on sm_90: mapping/gpu_attention_mapping.h), or,
 // with mapping.attention: unfused, as cuBLAS and PyTorch's math path do: a strided-batched QK^T
 // GEMM, a softmax kernel and a PV GEMM;
@@ -54,6 +55,12 @@ struct GpuProgram {
   std::vector<GpuKernel> kernels;
   std::vector<GpuLayerPlan> layers;
 };
+
+/// Input channels of a convolution as its implicit-GEMM kernel reads them: C rounded up to
+/// whole 16-byte vectors (C = 3 at 2 bytes an element: 8). cuDNN pads the image to that many
+/// channels before the kernel; CUTLASS's fixed-channels iterator needs C equal to its access
+/// width. The GEMM's K is R x S x this.
+std::int64_t gpu_conv_padded_channels(std::int64_t c, std::uint64_t elem_bytes);
 
 /// Compiles `layers` for `device`. Throws WorkloadError naming the layer when it cannot run
 /// (fp8 on an SM without fp8 tensor cores, int32 GEMMs, grouped convolutions, ...).
