@@ -45,6 +45,7 @@ void StatGroup::check_free(const std::string& name) const {
 StatGroup& StatGroup::group(const std::string& name, const std::string& kind) {
   check_free(name);
   groups_.push_back(std::make_unique<StatGroup>(name, kind, this));
+  group_index_.emplace(name, groups_.back().get());
   return *groups_.back();
 }
 
@@ -55,6 +56,7 @@ S& StatGroup::add(std::unique_ptr<S> s) {
     throw SimError(
         fmt::format("stat name '{}' in '{}' must be non-empty and without '.'", s->name(), path()));
   S& ref = *s;
+  stat_index_.emplace(ref.name(), &ref);
   stats_.push_back(std::move(s));
   return ref;
 }
@@ -86,15 +88,13 @@ void StatGroup::resize_layers(std::size_t layers) {
 }
 
 const Stat* StatGroup::find(const std::string& name) const {
-  for (const auto& s : stats_)
-    if (s->name() == name) return s.get();
-  return nullptr;
+  const auto it = stat_index_.find(name);
+  return it == stat_index_.end() ? nullptr : it->second;
 }
 
 const StatGroup* StatGroup::find_group(const std::string& name) const {
-  for (const auto& g : groups_)
-    if (g->name() == name) return g.get();
-  return nullptr;
+  const auto it = group_index_.find(name);
+  return it == group_index_.end() ? nullptr : it->second;
 }
 
 void StatGroup::accept(StatVisitor& v) const {

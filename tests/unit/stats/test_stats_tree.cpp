@@ -2,6 +2,8 @@
 // the tables built from it, and the errors a wrong declaration raises.
 
 #include <catch2/catch.hpp>
+#include <string>
+#include <vector>
 
 #include "sim/core/error.h"
 #include "sim/stats/stat_tables.h"
@@ -110,6 +112,29 @@ TEST_CASE("stats tree: duplicate and malformed names are errors", "[stats]") {
   const Stat& bad = root.formula({"bad", "", "declared int, returns text"},
                                  [](std::size_t) -> Cell { return std::string("x"); });
   CHECK_THROWS_AS(bad.value(kRun), SimError);
+}
+
+TEST_CASE("stats tree: names stay findable and unique among many siblings", "[stats]") {
+  // A pod declares tens of thousands of link groups under one parent (found by name index).
+  StatGroup root("pod", "pod");
+  std::vector<const StatGroup*> made;
+  for (int i = 0; i < 3000; ++i) made.push_back(&root.group("link" + std::to_string(i), "link"));
+  root.counter({"ops", "", "operations"});
+  for (int i = 0; i < 3000; i += 7) {
+    CHECK(root.find_group("link" + std::to_string(i)) == made[static_cast<std::size_t>(i)]);
+    CHECK(root.find("link" + std::to_string(i)) == nullptr);
+  }
+  CHECK(root.find_group("link3000") == nullptr);
+  CHECK(root.find("ops") == root.stats().front().get());
+  CHECK_THROWS_AS(root.group("link2999", "link"), SimError);
+  CHECK_THROWS_AS(root.counter({"link0", "", "a stat named like a group"}), SimError);
+  CHECK_THROWS_AS(root.group("ops", "unit"), SimError);
+  // A refused declaration leaves nothing behind.
+  CHECK_THROWS_AS(root.counter({"x.y", "", "dotted"}), SimError);
+  CHECK(root.find("x.y") == nullptr);
+  CHECK(root.stats().size() == 1);
+  CHECK(root.groups().size() == 3000);
+  CHECK(root.groups()[1234]->name() == "link1234");  // declaration order kept
 }
 
 TEST_CASE("stats tables: columns are the declared stats with unit and description", "[stats]") {
