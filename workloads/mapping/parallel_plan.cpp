@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
+
+#include "sim/core/error.h"
+#include "sim/core/units.h"
 
 namespace systole::workloads {
 
@@ -297,6 +301,26 @@ LayerFootprint footprint(const Layer& l) {
                                                                          : 2 * output_bytes(l);
   }
   return f;
+}
+
+void check_memory(const std::vector<Layer>& layers, std::uint64_t capacity,
+                  const std::string& device, const std::string& holders) {
+  const auto size = [](std::uint64_t b) {
+    return format_quantity(static_cast<double>(b), Dimension::kBytes);
+  };
+  std::uint64_t weights = 0, kv = 0;
+  for (const auto& l : layers) {
+    const LayerFootprint f = footprint(l);
+    weights += f.weights;
+    kv += f.kv_cache;
+    const std::uint64_t need = weights + kv + f.activations;
+    if (need > capacity)
+      throw WorkloadError(fmt::format(
+          "layer '{}' does not fit {}'s HBM ({} holds the same): weights {} + KV cache {} of the "
+          "layers up to it, + its activations {} = {} > {}",
+          l.name, device, holders, size(weights), size(kv), size(f.activations), size(need),
+          size(capacity)));
+  }
 }
 
 }  // namespace systole::workloads

@@ -100,4 +100,10 @@ struct LayerFootprint {
 };
 LayerFootprint footprint(const Layer& l);
 
+/// Checks that every layer of `layers` (one device's share) fits `capacity` bytes with the
+/// weights and KV caches of all layers up to it; throws WorkloadError naming the layer, the
+/// simulated `device` ("chip0", "gpu0"), who else holds the same (`holders`) and the sizes.
+void check_memory(const std::vector<Layer>& layers, std::uint64_t capacity,
+                  const std::string& device, const std::string& holders);
+
 }  // namespace systole::workloads

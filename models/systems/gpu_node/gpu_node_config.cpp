@@ -4,35 +4,30 @@
 
 #include <string>
 
+#include "models/systems/parallel_error.h"
+
 namespace systole::models {
 
 namespace {
-
-[[noreturn]] void fail(const config::Node& n, const std::string& p, const char* key,
-                       const std::string& msg) {
-  const config::Node* k = n.is_map() ? n.find("parallel") : nullptr;
-  const config::Node* kk = k && k->is_map() ? k->find(key) : nullptr;
-  throw ConfigError(kk  ? kk->origin()
-                    : k ? k->origin()
-                        : n.origin(),
-                    (p.empty() ? "" : p + ".") + "parallel." + key, msg);
-}
 
 void validate(const GpuNodeConfig& c, const config::Node& n, const std::string& p) {
   const GpuParallelConfig& par = c.parallel;
   const std::int64_t gpus = c.nvlink.gpus;
   if (par.pipeline > 1)
-    fail(n, p, "pipeline",
-         "pipeline parallelism is not modelled on GPUs yet (models/systems/gpu_node/README.md); "
-         "use pipeline: 1");
+    throw_parallel_error(
+        n, p, "pipeline",
+        "pipeline parallelism is not modelled on GPUs yet (models/systems/gpu_node/README.md); "
+        "use pipeline: 1");
   if (par.data == 0 && gpus % par.tensor)
-    fail(n, p, "tensor",
-         fmt::format("tensor = {} does not divide the node's {} GPUs", par.tensor, gpus));
+    throw_parallel_error(
+        n, p, "tensor",
+        fmt::format("tensor = {} does not divide the node's {} GPUs", par.tensor, gpus));
   const std::int64_t data = par.data ? par.data : gpus / par.tensor;
   if (data * par.tensor != gpus)
-    fail(n, p, "data",
-         fmt::format("data x tensor = {} x {} = {}, but the node has {} GPUs (nvlink.gpus)", data,
-                     par.tensor, data * par.tensor, gpus));
+    throw_parallel_error(
+        n, p, "data",
+        fmt::format("data x tensor = {} x {} = {}, but the node has {} GPUs (nvlink.gpus)", data,
+                    par.tensor, data * par.tensor, gpus));
 }
 
 }  // namespace

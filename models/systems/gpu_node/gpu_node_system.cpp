@@ -17,32 +17,9 @@ namespace {
 
 constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
 
-std::string size(std::uint64_t b) {
-  return format_quantity(static_cast<double>(b), Dimension::kBytes);
-}
-
 std::string node_text(const GpuNodeConfig& c) {
   const auto d = c.degrees();
   return fmt::format("{}-GPU node (data {} x tensor {})", c.nvlink.gpus, d.data, d.tensor);
-}
-
-/// Checks that every layer fits a GPU's HBM with the weights and KV caches of all layers up to
-/// it; throws WorkloadError naming the layer and the sizes.
-void check_gpu_memory(const GpuNodeConfig& c, const std::vector<workloads::Layer>& layers) {
-  const std::uint64_t capacity = c.gpu.device.hbm.capacity.value();
-  std::uint64_t weights = 0, kv = 0;
-  for (const auto& l : layers) {
-    const workloads::LayerFootprint f = workloads::footprint(l);
-    weights += f.weights;
-    kv += f.kv_cache;
-    const std::uint64_t need = weights + kv + f.activations;
-    if (need > capacity)
-      throw WorkloadError(fmt::format(
-          "layer '{}' does not fit gpu0's HBM (every GPU of the {} holds the same): weights {} + "
-          "KV cache {} of the layers up to it, + its activations {} = {} > {}",
-          l.name, node_text(c), size(weights), size(kv), size(f.activations), size(need),
-          size(capacity)));
-  }
 }
 
 /// The NCCL collective of layer `l`; throws WorkloadError naming the key a node cannot run.
@@ -133,7 +110,8 @@ GpuNodeProgram GpuNodeSystem::partition(const workloads::Workload& w) const {
     slot.spec = nccl_spec(pl.layer);
     np.collectives.push_back(slot);
   }
-  check_gpu_memory(cfg_, all);
+  workloads::check_memory(all, cfg_.gpu.device.hbm.capacity.value(), "gpu0",
+                          "every GPU of the " + node_text(cfg_));
   return np;
 }
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "models/systems/parallel_error.h"
+
 namespace systole::models {
 
 namespace {
@@ -54,45 +56,40 @@ std::string products(const std::array<std::int64_t, 3>& shape) {
   return s.empty() ? "none (one chip)" : s;
 }
 
-[[noreturn]] void fail(const config::Node& n, const std::string& p, const char* key,
-                       const std::string& msg) {
-  const config::Node* k = n.is_map() ? n.find("parallel") : nullptr;
-  const config::Node* kk = k && k->is_map() ? k->find(key) : nullptr;
-  throw ConfigError(kk  ? kk->origin()
-                    : k ? k->origin()
-                        : n.origin(),
-                    (p.empty() ? "" : p + ".") + "parallel." + key, msg);
-}
-
 void validate(const TpuPodConfig& c, const config::Node& n, const std::string& p) {
   const ParallelConfig& par = c.parallel;
   const std::int64_t chips = c.ici.chips();
   const std::int64_t tp = par.tensor * par.pipeline;
   if (par.pipeline == 1 && par.microbatches > 1)
-    fail(n, p, "microbatches",
-         fmt::format("{} micro-batches need pipeline stages (pipeline > 1); use microbatches: 1",
-                     par.microbatches));
+    throw_parallel_error(
+        n, p, "microbatches",
+        fmt::format("{} micro-batches need pipeline stages (pipeline > 1); use microbatches: 1",
+                    par.microbatches));
   if (par.data == 0 && chips % tp)
-    fail(n, p, "tensor",
-         fmt::format("tensor x pipeline = {} does not divide the {} chips of the {} slice", tp,
-                     chips, c.ici.shape_text()));
+    throw_parallel_error(
+        n, p, "tensor",
+        fmt::format("tensor x pipeline = {} does not divide the {} chips of the {} slice", tp,
+                    chips, c.ici.shape_text()));
   const std::int64_t data = par.data ? par.data : chips / tp;
   if (data * tp != chips)
-    fail(n, p, "data",
-         fmt::format("data x tensor x pipeline = {} x {} x {} = {}, but the {} slice has {} chips",
-                     data, par.tensor, par.pipeline, data * tp, c.ici.shape_text(), chips));
+    throw_parallel_error(
+        n, p, "data",
+        fmt::format("data x tensor x pipeline = {} x {} x {} = {}, but the {} slice has {} chips",
+                    data, par.tensor, par.pipeline, data * tp, c.ici.shape_text(), chips));
   ParallelAxes a;
   std::array<bool, 3> free{{true, true, true}};
   if (!take_axes(c.ici.shape, par.tensor, free, a.tensor))
-    fail(n, p, "tensor",
-         fmt::format("the tensor group ({} chips) must span whole torus axes; the {} slice's "
-                     "axes give groups of {}",
-                     par.tensor, c.ici.shape_text(), products(c.ici.shape)));
+    throw_parallel_error(
+        n, p, "tensor",
+        fmt::format("the tensor group ({} chips) must span whole torus axes; the {} slice's "
+                    "axes give groups of {}",
+                    par.tensor, c.ici.shape_text(), products(c.ici.shape)));
   if (!take_axes(c.ici.shape, par.pipeline, free, a.pipeline))
-    fail(n, p, "pipeline",
-         fmt::format("the pipeline stages ({}) must span whole torus axes besides the tensor "
-                     "group's; the {} slice's axes give groups of {}",
-                     par.pipeline, c.ici.shape_text(), products(c.ici.shape)));
+    throw_parallel_error(
+        n, p, "pipeline",
+        fmt::format("the pipeline stages ({}) must span whole torus axes besides the tensor "
+                    "group's; the {} slice's axes give groups of {}",
+                    par.pipeline, c.ici.shape_text(), products(c.ici.shape)));
 }
 
 }  // namespace

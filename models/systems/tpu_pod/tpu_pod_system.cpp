@@ -17,10 +17,6 @@ namespace systole::models {
 
 namespace {
 
-std::string size(std::uint64_t b) {
-  return format_quantity(static_cast<double>(b), Dimension::kBytes);
-}
-
 std::string slice_text(const TpuPodConfig& c) {
   const auto d = c.degrees();
   return fmt::format("{} slice ({} chips, data {} x tensor {}{})", c.ici.shape_text(),
@@ -32,19 +28,7 @@ std::string slice_text(const TpuPodConfig& c) {
 
 void check_chip_memory(const TpuChipConfig& chip, const std::vector<workloads::Layer>& layers,
                        const std::string& slice) {
-  const std::uint64_t capacity = chip.hbm.capacity.value();
-  std::uint64_t weights = 0, kv = 0;
-  for (const auto& l : layers) {
-    const workloads::LayerFootprint f = workloads::footprint(l);
-    weights += f.weights;
-    kv += f.kv_cache;
-    const std::uint64_t need = weights + kv + f.activations;
-    if (need > capacity)
-      throw WorkloadError(fmt::format(
-          "layer '{}' does not fit chip0's HBM (every chip of the {} holds the same): weights "
-          "{} + KV cache {} of the layers up to it, + its activations {} = {} > {}",
-          l.name, slice, size(weights), size(kv), size(f.activations), size(need), size(capacity)));
-  }
+  workloads::check_memory(layers, chip.hbm.capacity.value(), "chip0", "every chip of the " + slice);
 }
 
 workloads::ParallelPlan TpuPodSystem::partition(const workloads::Workload& w) const {
