@@ -4,9 +4,12 @@
 #include <catch2/catch.hpp>
 
 #include "sim/stats/results_file.h"
+#include "tests/support/one_point.h"
 #include "tests/support/run.h"
 
 using namespace systole;
+using systole::test::check_rejected;
+using systole::test::run_one;
 using systole::test::TempDir;
 
 namespace {
@@ -23,29 +26,6 @@ std::string gemms(int batch) {
   for (std::size_t at; (at = s.find("BATCH")) != std::string::npos;)
     s.replace(at, 5, std::to_string(batch));
   return "workload:\n  layers:\n" + s;
-}
-
-stats::PointResult run_one(const std::string& yaml, TempDir& dir, const std::string& name) {
-  dir.write(name + ".yaml", yaml);
-  const auto r = test::simrun(name + ".yaml -o " + name + ".h5 -q", dir);
-  INFO(r.out << r.err);
-  REQUIRE(r.exit_code == 0);
-  auto points = stats::read_points(dir.file(name + ".h5"));
-  REQUIRE(points.size() == 1);
-  REQUIRE(points[0].ok());
-  return points[0];
-}
-
-void check_rejected(const std::string& yaml, const std::string& expected) {
-  TempDir dir;
-  dir.write("bad.yaml", yaml);
-  const auto r = test::simrun("bad.yaml -o out.h5", dir);
-  INFO("stdout: " << r.out << "\nstderr: " << r.err);
-  CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Catch::StartsWith("simrun: error: ") && Catch::Contains(expected));
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  CHECK(r.out.empty());
-  CHECK_FALSE(std::filesystem::exists(dir.file("out.h5")));
 }
 
 }  // namespace
