@@ -81,7 +81,8 @@ Node load_yaml_file(const std::string& path, const Origin& referenced_from = {})
 void merge_into(Node& base, const Node& over);
 
 /// Resolves every `base: FILE` key (in any mapping): the named file is loaded (relative to the
-/// file that names it, see find_referenced_file), resolved recursively, and the mapping is merged on top of it.
+/// file that names it, see find_referenced_file), resolved recursively, and the mapping is merged
+/// on top of it.
 Node resolve_bases(const Node& node, int depth = 0);
 
 /// Finds the file `name` referenced from `from` (an origin in some file, or the command line) on
