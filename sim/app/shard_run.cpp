@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "sim/app/merge_run.h"
 #include "sim/app/mpi_session.h"
 #include "sim/core/error.h"
 #include "sim/stats/results_file.h"
@@ -57,7 +58,9 @@ int merge_shards(int size, const std::string& results, bool quiet,
                  const std::string& command_line) {
   std::vector<std::string> shards;
   for (int i = 0; i < size; ++i) shards.push_back(sweep::shard_file(results, {i, size}));
-  const stats::MergeReport report = stats::merge_results(results, shards, {false, command_line});
+  // In a child process, as `simrun merge` does: a shard file that crashes libhdf5 is one error
+  // line (exit 2) and leaves no half-written output, instead of killing rank 0.
+  const stats::MergeReport report = merge_isolated(results, shards, {false, command_line});
   for (const auto& w : report.warnings) std::cerr << "simrun: warning: " << w << "\n";
   if (report.missing == 0)
     for (const auto& s : shards) std::remove(s.c_str());
