@@ -199,7 +199,7 @@ struct ReadBuffer {
         const I nl = cdiv(pf, bw);
         reads += nl * bw;
         last += nl + 1;
-        off += last - (cycle + off);
+        off += std::max<I>(last - (cycle + off), 0);  // read_buffer.py: only a positive stall
       }
     }
     return cycle + off;
@@ -322,6 +322,18 @@ struct WriteBufferLit {
 
 double div(I a, I b) { return static_cast<double>(a) / static_cast<double>(b); }
 
+// get_*_sram_start_stop_cycles (double_buffered_scratchpad_mem.py): the serviced cycle of the
+// first and of the last demand row holding an address; 0 and 0 when none does.
+struct SramWindow {
+  I start = 0, stop = 0;
+  bool seen = false;
+  void see(const Row& row, I serviced) {
+    if (std::all_of(row.begin(), row.end(), [](I a) { return a == -1; })) return;
+    if (!seen) start = serviced, seen = true;
+    stop = serviced;
+  }
+};
+
 }  // namespace
 
 LayerResult replay_layer(const ArrayConfig& arch, const ConvLayer& layer) {
@@ -349,6 +361,7 @@ LayerResult replay_layer(const ArrayConfig& arch, const ConvLayer& layer) {
   const I util_len = arch.dataflow == Dataflow::kOs ? cm.per : cm.per + C - 1;
   I stall = 0, i = 0, last_oo = 0;
   Row in, fl, of;
+  SramWindow win, wfl, wof;
   for (I fc = 0; fc < cm.Fc; ++fc) {
     for (I fr = 0; fr < cm.Fr; ++fr) {
       const I used = cm.ru(fr) * cm.cu(fc);
@@ -371,15 +384,19 @@ LayerResult replay_layer(const ArrayConfig& arch, const ConvLayer& layer) {
       for (I c = 0; c < cm.per; ++c, ++i) {
         cm.demand(fc, fr, c, in, fl, of);
         const I cyc = i + stall;
-        I si = 0, sf = 0;
+        I in_at = cyc + 1, fl_at = cyc + 1;  // served after the hit latency of 1
         if (user) {
-          si = rin.service(in, cyc) - cyc - 1;
-          sf = rfl.service(fl, cyc) - cyc - 1;
+          in_at = rin.service(in, cyc);
+          fl_at = rfl.service(fl, cyc);
         } else {
           ein.service(in, cyc);
           efl.service(fl, cyc);
         }
+        const I si = in_at - cyc - 1, sf = fl_at - cyc - 1;
         const I oo = wb.service(of, cyc);
+        win.see(in, in_at);
+        wfl.see(fl, fl_at);
+        wof.see(of, oo);
         stall += std::max({si, sf, oo - cyc});
         last_oo = oo;
       }
@@ -389,6 +406,9 @@ LayerResult replay_layer(const ArrayConfig& arch, const ConvLayer& layer) {
   r.compute_util_pct = cu_sum / static_cast<double>(cm.Fr * cm.Fc) * 100;
   r.total_cycles = last_oo;
   r.stall_cycles = stall;
+  r.sram_ifmap_start = win.start, r.sram_ifmap_stop = win.stop;
+  r.sram_filter_start = wfl.start, r.sram_filter_stop = wfl.stop;
+  r.sram_ofmap_start = wof.start, r.sram_ofmap_stop = wof.stop;
   wb.empty_all(last_oo);
   if (user) {
     r.dram_ifmap_reads = rin.reads, r.dram_ifmap_start = rin.first, r.dram_ifmap_stop = rin.last;

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <vector>
 
 #include "models/scalesim/scalesim_geometry.h"
 #include "models/scalesim/scalesim_walk.h"
@@ -37,6 +38,21 @@ void check_folds(const Geometry& g) {
         fmt::format("{} x {} folds on a {}x{} array: more than {} (2^26), the "
                     "most this model runs",
                     g.Fr, g.Fc, g.R, g.C, kMaxFolds));
+}
+
+/// SCALE-Sim's SRAM start/stop cycles: a read row is served after the hit latency of 1 and its
+/// own read stall, a write row after its write stall; 0 and 0 for an operand with no address.
+void sram_windows(const RowSpan (&spans)[3], const std::vector<RowProbe>& probes, LayerResult& r) {
+  auto served = [&](int op, std::int64_t row) -> std::int64_t {
+    if (row < 0) return 0;
+    const auto it = std::find_if(probes.begin(), probes.end(),
+                                 [row](const RowProbe& p) { return p.row == row; });
+    if (op == 2) return it->cycle + it->write_stall;
+    return it->cycle + 1 + std::max<std::int64_t>(it->read_stall[op], 0);
+  };
+  r.sram_ifmap_start = served(0, spans[0].first), r.sram_ifmap_stop = served(0, spans[0].last);
+  r.sram_filter_start = served(1, spans[1].first), r.sram_filter_stop = served(1, spans[1].last);
+  r.sram_ofmap_start = served(2, spans[2].first), r.sram_ofmap_stop = served(2, spans[2].last);
 }
 
 }  // namespace
@@ -128,8 +144,15 @@ LayerResult simulate_layer(const ArrayConfig& arch, const ConvLayer& layer) {
       break;
   }
 
+  // The rows whose serviced cycles are SCALE-Sim's SRAM start/stop cycles.
+  const RowSpan spans[3] = {address_rows(g, layer, Operand::kIfmap),
+                            address_rows(g, layer, Operand::kFilter), ofmap_rows(g)};
+  std::vector<RowProbe> probes;
+  for (const RowSpan& sp : spans)
+    for (std::int64_t row : {sp.first, sp.last}) probes.push_back({row});
   const MemoryOutcome m =
-      arch.user_bandwidth ? walk_user(g, arch, layer) : walk_calc(g, arch, layer);
+      arch.user_bandwidth ? walk_user(g, arch, layer, probes) : walk_calc(g, arch, layer, probes);
+  sram_windows(spans, probes, r);
   r.total_cycles = m.total_cycles;
   r.stall_cycles = m.stall_cycles;
   // SCALE-Sim divides by Total Cycles; it is 0 only for a 1-cycle layer on a 1x1 array.

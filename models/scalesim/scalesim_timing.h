@@ -58,6 +58,11 @@ struct LayerResult {
   // SRAM side (words and words/cycle)
   std::int64_t sram_ifmap_reads = 0, sram_filter_reads = 0, sram_ofmap_writes = 0;
   double avg_ifmap_sram_bw = 0, avg_filter_sram_bw = 0, avg_ofmap_sram_bw = 0;
+  /// Serviced cycle of the first and the last demand row holding an address of the operand
+  /// (reads: the row's cycle + the hit latency of 1 + its read stall; writes: + its write stall).
+  std::int64_t sram_ifmap_start = 0, sram_ifmap_stop = 0;
+  std::int64_t sram_filter_start = 0, sram_filter_stop = 0;
+  std::int64_t sram_ofmap_start = 0, sram_ofmap_stop = 0;
   // DRAM side: words moved, first and last cycle of the DRAM trace, words/cycle over it
   std::int64_t dram_ifmap_reads = 0, dram_filter_reads = 0, dram_ofmap_writes = 0;
   std::int64_t dram_ifmap_start = 0, dram_ifmap_stop = 0;

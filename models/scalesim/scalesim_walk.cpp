@@ -166,13 +166,62 @@ DramTrace estimate_reads(const Geometry& g, const ConvLayer& layer, Operand op,
   return {est.dram_reads(), est.dram_start(), est.dram_stop()};
 }
 
+/// The first row of fold (fc, fr), searched from the fold's first read row upward (or its last
+/// downward), whose lanes hold an address; -1 if none does.
+std::int64_t fold_address_row(const OperandStream& s, const AddressMap& am, bool holes,
+                              std::int64_t fc, std::int64_t fr, bool from_last) {
+  const FoldView f = s.fold(fc, fr);
+  for (std::int64_t i = 0; i <= f.last_row - f.first_row; ++i) {
+    const std::int64_t c = from_last ? f.last_row - i : f.first_row + i;
+    std::int64_t lo = 0, hi = -1;
+    s.row_lanes(f, c, lo, hi);
+    for (std::int64_t x = lo; x <= hi; ++x) {
+      if (!holes) return c;
+      std::int64_t m = 0, k = 0;
+      s.matrix_index(f.block, s.t_of(f, c, x), x, m, k);
+      if (am.ifmap(m, k) >= 0) return c;
+    }
+  }
+  return -1;
+}
+
 }  // namespace
 
-MemoryOutcome walk_calc(const Geometry& g, const ArrayConfig& arch, const ConvLayer& layer) {
+RowSpan address_rows(const Geometry& g, const ConvLayer& layer, Operand op) {
+  const OperandStream s(g, op);
+  const AddressMap am(layer);
+  const bool holes = op == Operand::kIfmap && am.ifmap_holes();
+  RowSpan span;
+  const std::int64_t folds = g.folds();
+  for (std::int64_t i = 0; i < folds && span.first < 0; ++i) {
+    const std::int64_t c = fold_address_row(s, am, holes, i / g.Fr, i % g.Fr, false);
+    if (c >= 0) span.first = i * g.fold_cycles + c;
+  }
+  for (std::int64_t i = folds - 1; i >= 0 && span.last < 0; --i) {
+    const std::int64_t c = fold_address_row(s, am, holes, i / g.Fr, i % g.Fr, true);
+    if (c >= 0) span.last = i * g.fold_cycles + c;
+  }
+  return span;
+}
+
+RowSpan ofmap_rows(const Geometry& g) {
+  // Every fold writes (its used rows and columns are never empty).
+  std::int64_t first = 0, last = 0, unused = 0;
+  g.ofmap_rows(0, 0, first, unused);
+  g.ofmap_rows(g.Fc - 1, g.Fr - 1, unused, last);
+  return {first, (g.folds() - 1) * g.fold_cycles + last};
+}
+
+MemoryOutcome walk_calc(const Geometry& g, const ArrayConfig& arch, const ConvLayer& layer,
+                        std::vector<RowProbe>& probes) {
   MemoryOutcome out;
   WriteBuffer wb(arch.ofmap_sram_kb * kWordsPerKb, arch.cols);  // drains `cols` words/cycle
   StallSteps steps;
   write_side_calc(g, wb, steps, out);
+  for (auto& p : probes) {  // reads never stall here; a row's write stall is a step's rise
+    p.cycle = steps.cycle(p.row);
+    p.write_stall = steps.cycle(p.row + 1) - p.cycle - 1;
+  }
   wb.drain_all(out.total_cycles);
   out.ofmap = {wb.dram_writes(), wb.dram_start(), wb.dram_stop()};
   out.ifmap = estimate_reads(g, layer, Operand::kIfmap, arch.ifmap_sram_kb, steps);

@@ -179,10 +179,41 @@ class ReadSide {
   std::int64_t clear_until_ = -1;  // rows before it hit (valid until the window moves)
 };
 
+/// Hands the probes their rows' issue cycles and stalls as the walk passes them. Stalls change
+/// only at the rows the walk serves, so a probe the walk skips sees the stalls of the rows
+/// served before it and none of its own.
+class ProbeCursor {
+ public:
+  explicit ProbeCursor(std::vector<RowProbe>& probes) : p_(probes) {
+    std::sort(p_.begin(), p_.end(),
+              [](const RowProbe& a, const RowProbe& b) { return a.row < b.row; });
+  }
+  /// Row `row` is about to be served with `stall` stalls before it.
+  void reach(std::int64_t row, std::int64_t stall) {
+    for (; next_ < p_.size() && p_[next_].row <= row; ++next_)
+      p_[next_].cycle = p_[next_].row + stall;
+  }
+  /// The stalls row `row` (just reached) took.
+  void served(std::int64_t row, std::int64_t ifmap, std::int64_t filter, std::int64_t write) {
+    for (size_t i = next_; i-- > 0 && p_[i].row == row;) {
+      p_[i].read_stall[0] = ifmap;
+      p_[i].read_stall[1] = filter;
+      p_[i].write_stall = write;
+    }
+  }
+  void finish(std::int64_t stall) { reach(std::numeric_limits<std::int64_t>::max(), stall); }
+
+ private:
+  std::vector<RowProbe>& p_;
+  size_t next_ = 0;
+};
+
 }  // namespace
 
-MemoryOutcome walk_user(const Geometry& g, const ArrayConfig& arch, const ConvLayer& layer) {
+MemoryOutcome walk_user(const Geometry& g, const ArrayConfig& arch, const ConvLayer& layer,
+                        std::vector<RowProbe>& probes) {
   const AddressMap am(layer);
+  ProbeCursor probe(probes);
   ReadSide ifmap(g, Operand::kIfmap, arch.ifmap_sram_kb, arch.bandwidth, am);
   ReadSide filter(g, Operand::kFilter, arch.filter_sram_kb, arch.bandwidth, am);
   WriteBuffer wb(arch.ofmap_sram_kb * kWordsPerKb, arch.bandwidth);
@@ -216,20 +247,22 @@ MemoryOutcome walk_user(const Geometry& g, const ArrayConfig& arch, const ConvLa
         c = std::min(read, c <= w_last ? std::max(c, w_first) : ReadSide::kNone);
         if (c == ReadSide::kNone) break;
         const std::int64_t cyc = row0 + c + stall;
+        probe.reach(row0 + c, stall);
         // Stall of the row: max of the two read stalls and the write stall (>= 0).
-        std::int64_t st = 0;
-        if (auto s = ifmap.serve(c, cyc)) st = std::max(st, *s);
-        if (auto s = filter.serve(c, cyc)) st = std::max(st, *s);
+        const std::int64_t si = ifmap.serve(c, cyc).value_or(0);
+        const std::int64_t sf = filter.serve(c, cyc).value_or(0);
         std::int64_t lo = 0, hi = -1;
         g.ofmap_lanes(fc, fr, c, lo, hi);
         std::int64_t oo = cyc;
         if (hi >= lo) oo = wb.write_row(cyc, hi - lo + 1);
-        st = std::max(st, oo - cyc);
+        probe.served(row0 + c, si, sf, oo - cyc);
+        const std::int64_t st = std::max({std::int64_t{0}, si, sf, oo - cyc});
         if (row0 + c == last_row) last_oo = oo;
         stall += st;
       }
     }
   }
+  probe.finish(stall);
   // The last demand row reads nothing and writes nothing only in degenerate folds.
   if (last_oo < 0) last_oo = last_row + stall;
   MemoryOutcome out;

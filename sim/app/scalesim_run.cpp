@@ -70,6 +70,18 @@ stats::Record layer_record(int id, const ss::ConvLayer& l, const ss::LayerResult
          r.avg_filter_sram_bw)
       .f("avg_ofmap_sram_bw", "words/cycle", "OFMAP SRAM writes / Total Cycles",
          r.avg_ofmap_sram_bw)
+      .i("sram_ifmap_start", "cycles", "serviced cycle of the first IFMAP SRAM demand row",
+         r.sram_ifmap_start)
+      .i("sram_ifmap_stop", "cycles", "serviced cycle of the last IFMAP SRAM demand row",
+         r.sram_ifmap_stop)
+      .i("sram_filter_start", "cycles", "serviced cycle of the first FILTER SRAM demand row",
+         r.sram_filter_start)
+      .i("sram_filter_stop", "cycles", "serviced cycle of the last FILTER SRAM demand row",
+         r.sram_filter_stop)
+      .i("sram_ofmap_start", "cycles", "serviced cycle of the first OFMAP SRAM write row",
+         r.sram_ofmap_start)
+      .i("sram_ofmap_stop", "cycles", "serviced cycle of the last OFMAP SRAM write row",
+         r.sram_ofmap_stop)
       .i("dram_ifmap_reads", "words", "IFMAP DRAM reads", r.dram_ifmap_reads)
       .i("dram_filter_reads", "words", "FILTER DRAM reads", r.dram_filter_reads)
       .i("dram_ofmap_writes", "words", "OFMAP DRAM writes", r.dram_ofmap_writes)
@@ -278,9 +290,8 @@ std::string scalesim_bandwidth_report(const stats::PointResult& p) {
 
 std::string scalesim_detailed_report(const stats::PointResult& p) {
   // SCALE-Sim v2's simulator.py generate_reports() header, word for word; the row items are
-  // single_layer_sim.py get_detail_report_items(). The model does not track when each operand's
-  // SRAM trace starts and stops: those columns hold the layer's compute window, 0 and Total
-  // Cycles, which contains every SRAM access (models/scalesim/README.md).
+  // single_layer_sim.py get_detail_report_items(). SCALE-Sim takes the start and stop cycles from
+  // float trace matrices, so it prints them as floats ("-50.0"); the counts are integers.
   std::string s =
       "LayerID, "
       "SRAM IFMAP Start Cycle, SRAM IFMAP Stop Cycle, SRAM IFMAP Reads, "
@@ -290,16 +301,18 @@ std::string scalesim_detailed_report(const stats::PointResult& p) {
       "DRAM Filter Start Cycle, DRAM Filter Stop Cycle, DRAM Filter Reads, "
       "DRAM OFMAP Start Cycle, DRAM OFMAP Stop Cycle, DRAM OFMAP Writes,\n";
   const auto& t = p.layers;
+  auto cycle = [&](size_t i, const std::string& c) {
+    return ss::python_float(static_cast<double>(t.get_int(i, c)));
+  };
   for (size_t i = 0; i < t.rows().size(); ++i) {
-    const std::int64_t stop = t.get_int(i, "total_cycles");
     s += std::to_string(t.get_int(i, "layer_id"));
-    for (const char* c : {"sram_ifmap_reads", "sram_filter_reads", "sram_ofmap_writes"})
-      s += fmt::format(", 0, {}, {}", stop, t.get_int(i, c));
-    for (const char* op : {"ifmap", "filter", "ofmap"}) {
-      const std::string words =
-          std::string("dram_") + op + (std::string(op) == "ofmap" ? "_writes" : "_reads");
-      s += fmt::format(", {}, {}, {}", t.get_int(i, std::string("dram_") + op + "_start"),
-                       t.get_int(i, std::string("dram_") + op + "_stop"), t.get_int(i, words));
+    for (const char* mem : {"sram", "dram"}) {
+      for (const char* op : {"ifmap", "filter", "ofmap"}) {
+        const std::string base = std::string(mem) + "_" + op;
+        const std::string count = base + (std::string(op) == "ofmap" ? "_writes" : "_reads");
+        s += fmt::format(", {}, {}, {}", cycle(i, base + "_start"), cycle(i, base + "_stop"),
+                         t.get_int(i, count));
+      }
     }
     s += ",\n";
   }

@@ -82,8 +82,7 @@ TEST_CASE("simrun --scalesim-cfg writes SCALE-Sim's reports and results.h5", "[e
   CHECK_FALSE(std::filesystem::exists(dir.file("run/.systole_scale.partial")));
 
   // DETAILED_ACCESS_REPORT.csv: SCALE-Sim v2's header; SRAM and DRAM counts as SCALE-Sim's; each
-  // operand's DRAM window gives SCALE-Sim's average DRAM bandwidth; SRAM start/stop are the
-  // compute window [0, Total Cycles].
+  // operand's DRAM window gives SCALE-Sim's average DRAM bandwidth.
   const std::string detail = test::slurp(dir.file("run/systole_scale/DETAILED_ACCESS_REPORT.csv"));
   const auto lines = read_report(dir.file("run/systole_scale/DETAILED_ACCESS_REPORT.csv"));
   CHECK(detail.rfind(
@@ -104,8 +103,13 @@ TEST_CASE("simrun --scalesim-cfg writes SCALE-Sim's reports and results.h5", "[e
     CHECK(row["DRAM IFMAP Reads"] == ref[i]["dram_ifmap_reads"]);
     CHECK(row["DRAM Filter Reads"] == ref[i]["dram_filter_reads"]);
     CHECK(row["DRAM OFMAP Writes"] == ref[i]["dram_ofmap_writes"]);
-    CHECK(row["SRAM IFMAP Start Cycle"] == "0");
-    CHECK(row["SRAM OFMAP Stop Cycle"] == ref[i]["total_cycles"]);
+    // os: the first IFMAP demand row is served at cycle 1 (the hit latency), as SCALE-Sim
+    // prints it; the last OFMAP write row is served by Total Cycles (exact values against
+    // SCALE-Sim's own reports: test_scalesim_reference.cpp, detailed_small.csv).
+    CHECK(row["SRAM IFMAP Start Cycle"] == "1.0");
+    const double ofmap_stop = std::stod(row["SRAM OFMAP Stop Cycle"]);
+    CHECK(ofmap_stop > 0);
+    CHECK(ofmap_stop <= std::stod(ref[i]["total_cycles"]));
     for (const auto& [op, words, bw] : {std::tuple{"IFMAP", "Reads", "avg_ifmap_dram_bw"},
                                         std::tuple{"Filter", "Reads", "avg_filter_dram_bw"},
                                         std::tuple{"OFMAP", "Writes", "avg_ofmap_dram_bw"}}) {

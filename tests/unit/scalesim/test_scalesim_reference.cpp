@@ -189,3 +189,62 @@ TEST_CASE("reconstructed networks match SCALE-Sim's run totals", "[scalesim]") {
   CHECK(checked_closed >= 70);
   CHECK(checked_sums >= 60);
 }
+
+// tests/data/scalesim/detailed_small.csv: SCALE-Sim v2 (scale-sim-v2@22f88b1, Python 3.11,
+// numpy 1.24) run on four small convolutions (one with windows past the input) on an 8x6 array
+// in CALC mode and a 5x7 array in USER mode with 1 kB SRAMs and bandwidth 3 (read stalls), each
+// dataflow: every DETAILED_ACCESS_REPORT item, the SRAM start/stop cycles included, as printed.
+TEST_CASE("scalesim mode reproduces SCALE-Sim's DETAILED_ACCESS_REPORT on small layers",
+          "[scalesim]") {
+  const auto rows = test::read_csv(test::scalesim_data("detailed_small.csv"));
+  REQUIRE(rows.size() == 24);
+  Checker ck;
+  for (const auto& row : rows) {
+    models::scalesim::ArrayConfig a;
+    a.rows = row.num("array_rows");
+    a.cols = row.num("array_cols");
+    a.ifmap_sram_kb = a.filter_sram_kb = row.num("ifmap_filter_sram_kb");
+    a.ofmap_sram_kb = row.num("ofmap_sram_kb");
+    a.user_bandwidth = row["bw_mode"] == "USER";
+    a.bandwidth = row.num("bandwidth");
+    const std::string df = row["dataflow"];
+    a.dataflow = df == "os"   ? models::scalesim::Dataflow::kOs
+                 : df == "ws" ? models::scalesim::Dataflow::kWs
+                              : models::scalesim::Dataflow::kIs;
+    models::scalesim::ConvLayer l;
+    l.ifmap_h = row.num("ifmap_h");
+    l.ifmap_w = row.num("ifmap_w");
+    l.filter_h = row.num("filter_h");
+    l.filter_w = row.num("filter_w");
+    l.channels = row.num("channels");
+    l.num_filters = row.num("num_filters");
+    l.stride_h = l.stride_w = row.num("stride");
+    const std::string key = row["bw_mode"] + " " + df + " " + row["layer_name"];
+    auto cyc = [](std::int64_t v) { return python_float(static_cast<double>(v)); };
+    auto num = [](std::int64_t v) { return std::to_string(v); };
+    for (const LayerResult& r :
+         {models::scalesim::simulate_layer(a, l), models::scalesim::replay_layer(a, l)}) {
+      ck.same(key, "sram_ifmap_start", cyc(r.sram_ifmap_start), row["sram_ifmap_start_cycle"]);
+      ck.same(key, "sram_ifmap_stop", cyc(r.sram_ifmap_stop), row["sram_ifmap_stop_cycle"]);
+      ck.same(key, "sram_filter_start", cyc(r.sram_filter_start), row["sram_filter_start_cycle"]);
+      ck.same(key, "sram_filter_stop", cyc(r.sram_filter_stop), row["sram_filter_stop_cycle"]);
+      ck.same(key, "sram_ofmap_start", cyc(r.sram_ofmap_start), row["sram_ofmap_start_cycle"]);
+      ck.same(key, "sram_ofmap_stop", cyc(r.sram_ofmap_stop), row["sram_ofmap_stop_cycle"]);
+      ck.same(key, "sram_ifmap_reads", num(r.sram_ifmap_reads), row["sram_ifmap_reads"]);
+      ck.same(key, "sram_filter_reads", num(r.sram_filter_reads), row["sram_filter_reads"]);
+      ck.same(key, "sram_ofmap_writes", num(r.sram_ofmap_writes), row["sram_ofmap_writes"]);
+      ck.same(key, "dram_ifmap_start", cyc(r.dram_ifmap_start), row["dram_ifmap_start_cycle"]);
+      ck.same(key, "dram_ifmap_stop", cyc(r.dram_ifmap_stop), row["dram_ifmap_stop_cycle"]);
+      ck.same(key, "dram_ifmap_reads", num(r.dram_ifmap_reads), row["dram_ifmap_reads"]);
+      ck.same(key, "dram_filter_start", cyc(r.dram_filter_start), row["dram_filter_start_cycle"]);
+      ck.same(key, "dram_filter_stop", cyc(r.dram_filter_stop), row["dram_filter_stop_cycle"]);
+      ck.same(key, "dram_filter_reads", num(r.dram_filter_reads), row["dram_filter_reads"]);
+      ck.same(key, "dram_ofmap_start", cyc(r.dram_ofmap_start), row["dram_ofmap_start_cycle"]);
+      ck.same(key, "dram_ofmap_stop", cyc(r.dram_ofmap_stop), row["dram_ofmap_stop_cycle"]);
+      ck.same(key, "dram_ofmap_writes", num(r.dram_ofmap_writes), row["dram_ofmap_writes"]);
+    }
+  }
+  for (const auto& f : ck.failures) UNSCOPED_INFO(f);
+  CHECK(ck.compared == 24 * 2 * 18);
+  CHECK(ck.failures.empty());
+}

@@ -35,6 +35,12 @@ void require_equal(const LayerResult& f, const LayerResult& r, const std::string
   SAME(sram_ifmap_reads);
   SAME(sram_filter_reads);
   SAME(sram_ofmap_writes);
+  SAME(sram_ifmap_start);
+  SAME(sram_ifmap_stop);
+  SAME(sram_filter_start);
+  SAME(sram_filter_stop);
+  SAME(sram_ofmap_start);
+  SAME(sram_ofmap_stop);
   SAME(dram_ifmap_reads);
   SAME(dram_filter_reads);
   SAME(dram_ofmap_writes);
