@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -44,5 +45,33 @@ constexpr int kChildConfigError = 3, kChildOtherError = 4;
 /// pipe, exit 0; a ConfigError it throws exits kChildConfigError, any other exception
 /// kChildOtherError.
 ChildOutcome run_catching_in_child(const std::function<std::string(int fd)>& body);
+
+/// Forks children from a "zygote": a process forked once, when the factory is made, that forks
+/// each child on request. A child is then a copy of that small, unchanging process, not of a
+/// parent that keeps growing (results, HDF5 state): fork copies fewer page tables, and the
+/// parent's own writes no longer copy pages it shares with running children. Children behave
+/// as fork_child's (they die with the zygote, which dies with the parent; stray descriptors
+/// closed); the parent may kill one by its pid. Single-threaded use.
+class ChildFactory {
+ public:
+  /// Runs in a child: `task` as given to start(), `fd` the write end of its pipe; its return
+  /// value is the exit status. Throws SimError when the zygote cannot be started.
+  using Body = std::function<int(std::uint64_t task, int fd)>;
+  explicit ChildFactory(Body body);
+  ~ChildFactory();  ///< stops the zygote (running children die with it)
+  ChildFactory(const ChildFactory&) = delete;
+  ChildFactory& operator=(const ChildFactory&) = delete;
+
+  /// Starts a child running `task`; throws SimError when pipe or fork fails.
+  Child start(std::uint64_t task);
+  /// finish_child for a child of this factory: reads its pipe to the end, then reaps it.
+  ChildOutcome finish(Child c);
+
+ private:
+  std::int64_t call(std::int64_t op, std::int64_t arg, int fd);
+  Body body_;
+  pid_t zygote_ = -1;
+  int sock_ = -1;
+};
 
 }  // namespace systole

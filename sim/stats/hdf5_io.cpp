@@ -92,6 +92,22 @@ Hid open_dataset(hid_t loc, const std::string& name) {
   return own(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), "opening dataset " + name);
 }
 
+namespace {
+
+/// A transfer property list whose type-conversion buffer holds `bytes` (4 KiB to 1 MiB). HDF5's
+/// default callocs 1 MiB conversion and background buffers on every converting H5Dwrite/H5Dread:
+/// for the many small datasets of a results file (each point's config text and tables) that
+/// zero-filling was a third of a small sweep's page faults. The buffer size changes no byte
+/// written.
+Hid small_xfer(size_t bytes, const std::string& what) {
+  Hid dxpl = own(H5Pcreate(H5P_DATASET_XFER), what);
+  check(H5Pset_buffer(dxpl, std::clamp<size_t>(bytes, 4096, size_t{1} << 20), nullptr, nullptr),
+        what);
+  return dxpl;
+}
+
+}  // namespace
+
 void write_attr(hid_t obj, const char* name, hid_t file_type, hid_t mem_type, hid_t space,
                 const void* data) {
   const std::string what = std::string("writing attribute ") + name;
@@ -169,6 +185,9 @@ std::string read_attr_str(hid_t obj, const char* name, const std::string& fallba
   return v.empty() ? fallback : v.front();
 }
 
+/// The largest element of a variable-length string conversion (its file form).
+constexpr size_t kVlenElementBytes = sizeof(hvl_t);
+
 /// Scalar (or 1-D) variable-length string dataset with unit "" and a description.
 void write_text(hid_t loc, const std::string& name, const std::vector<std::string>& lines,
                 bool scalar, const std::string& desc) {
@@ -179,7 +198,10 @@ void write_text(hid_t loc, const std::string& name, const std::vector<std::strin
   std::vector<const char*> ptrs;
   for (const auto& l : lines) ptrs.push_back(l.c_str());
   if (!ptrs.empty())
-    check(H5Dwrite(ds, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()), "writing dataset " + name);
+    check(H5Dwrite(ds, t, H5S_ALL, H5S_ALL,
+                   small_xfer(kVlenElementBytes * ptrs.size(), "writing dataset " + name),
+                   ptrs.data()),
+          "writing dataset " + name);
   attr_str(ds, "unit", "");
   attr_str(ds, "description", desc);
 }
@@ -294,7 +316,11 @@ void write_table(hid_t loc, const std::string& name, const Table& t) {
   Hid ds = own(H5Dcreate2(loc, name.c_str(), ftype, space_1d(rows.size()), H5P_DEFAULT, H5P_DEFAULT,
                           H5P_DEFAULT),
                what);
-  if (!rows.empty()) check(H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()), what);
+  if (!rows.empty())
+    check(H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL,
+                   small_xfer(std::max(layout.size, H5Tget_size(ftype)) * rows.size(), what),
+                   buf.data()),
+          what);
   attr_str(ds, "description", t.description());
   attr_strs(ds, "unit", column_field(cols, &Column::unit));
   attr_strs(ds, "field_descriptions", column_field(cols, &Column::description));
@@ -344,12 +370,11 @@ Table read_table(hid_t loc, const std::string& name) {
   // The string padding differs from the file's, so HDF5 converts; by default it callocs a 1 MiB
   // conversion buffer per read, which dominated reading many small tables (simrun merge).
   // A buffer of the table's own size does.
-  Hid dxpl = own(H5Pcreate(H5P_DATASET_XFER), what);
   const size_t record = std::max(layout.size, H5Tget_size(ftype));
-  check(H5Pset_buffer(dxpl, std::max<size_t>(4096, record * static_cast<size_t>(rows)), nullptr,
-                      nullptr),
-        what);
-  if (rows > 0) check(H5Dread(ds, mtype, H5S_ALL, H5S_ALL, dxpl, buf.data()), what);
+  if (rows > 0)
+    check(H5Dread(ds, mtype, H5S_ALL, H5S_ALL, small_xfer(record * static_cast<size_t>(rows), what),
+                  buf.data()),
+          what);
 
   Table t(name, read_attr_str(ds, "description"));
   t.set_columns(cols);

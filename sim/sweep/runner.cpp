@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -44,13 +45,11 @@ stats::PointResult failed(const Point& p, const std::string& why) {
   return r;
 }
 
-Worker start_worker(const Point* p, const PointFn& fn, double timeout_s) {
+Worker start_worker(ChildFactory& factory, const std::vector<const Point*>& points, size_t i,
+                    double timeout_s) {
   Worker w;
-  w.point = p;
-  w.child = fork_child([&](int fd) {
-    write_all(fd, stats::serialize(run_point_here(*p, fn)));
-    return 0;
-  });
+  w.point = points[i];
+  w.child = factory.start(i);
   if (timeout_s > 0)
     w.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                     std::chrono::duration<double>(timeout_s));
@@ -58,8 +57,8 @@ Worker start_worker(const Point* p, const PointFn& fn, double timeout_s) {
 }
 
 /// The result of a worker whose pipe reached its end: reaps it.
-stats::PointResult finish_worker(Worker& w, double timeout_s) {
-  ChildOutcome o = finish_child(w.child);
+stats::PointResult finish_worker(ChildFactory& factory, Worker& w, double timeout_s) {
+  ChildOutcome o = factory.finish(w.child);
   o.data = std::move(w.data) + o.data;
   if (w.timed_out)
     return failed(*w.point, fmt::format("the point ran longer than --point-timeout {:g} s and "
@@ -124,9 +123,15 @@ void run_points(const std::vector<const Point*>& points, const PointFn& fn,
   const size_t jobs = static_cast<size_t>(std::max(1, opt.jobs));
   std::vector<Worker> running;
   size_t next = 0;
+  if (points.empty()) return;
+  // Workers are forked from a zygote made now, before this process grows with the results.
+  ChildFactory factory([&](std::uint64_t i, int fd) {
+    write_all(fd, stats::serialize(run_point_here(*points[i], fn)));
+    return 0;
+  });
   while (next < points.size() || !running.empty()) {
     while (running.size() < jobs && next < points.size())
-      running.push_back(start_worker(points[next++], fn, opt.point_timeout_s));
+      running.push_back(start_worker(factory, points, next++, opt.point_timeout_s));
     if (opt.on_tick) {
       std::vector<const Point*> now;
       for (const auto& w : running) now.push_back(w.point);
@@ -151,7 +156,7 @@ void run_points(const std::vector<const Point*>& points, const PointFn& fn,
         continue;
       }
       if (n < 0 && errno == EINTR) continue;
-      stats::PointResult r = finish_worker(w, opt.point_timeout_s);
+      stats::PointResult r = finish_worker(factory, w, opt.point_timeout_s);
       running.erase(running.begin() + static_cast<long>(i));
       on_done(std::move(r));
     }

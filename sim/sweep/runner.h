@@ -1,8 +1,9 @@
 #pragma once
 // Runs design points in worker processes. SystemC allows one elaboration per process, so every
-// point gets a fresh forked worker; up to `jobs` run at once. A worker that throws, crashes or
-// runs past the point timeout yields a failed PointResult; the other points go on. Workers
-// die with the parent (sim/core/subprocess.h).
+// point gets a fresh worker, forked from a zygote made when run_points starts (ChildFactory,
+// sim/core/subprocess.h: cheaper forks than from the growing parent); up to `jobs` run at once. A
+// worker that throws, crashes or runs past the point timeout yields a failed PointResult; the other
+// points go on. Workers die with the parent (sim/core/subprocess.h).
 
 #include <functional>
 #include <vector>

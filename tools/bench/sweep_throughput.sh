@@ -11,6 +11,23 @@
 # the same file, same minute: 22.6 s CPU (stable ids, fingerprints and shards cost nothing
 # measurable).
 #
+# Later the same day (load 9-12), 400 points, medians of 3 runs interleaved before/after:
+# before (24a4f24) 21.3 s CPU (53 ms/point), 88 s wall, 272 points/minute; after the worker
+# zygote and the small HDF5 write buffers 17.7 s CPU (44 ms/point), 65 s wall, 370
+# points/minute: ~2,700 points/minute on 2 idle cores. Every point's results identical
+# (all datasets outside /meta but wall_seconds, 79,600 cycle values). Where one point's CPU
+# goes after (perf record -g --call-graph dwarf, parent, zygote and workers): the bank-level
+# HBM model (HbmModule::sync) 76% (~33 ms); the parent 9% (writing the point into the
+# results file 5%, 1.6% of it H5Fflush); fork in the zygote 3%; page faults 3.6% (was 7.3%:
+# the zygote keeps the parent's growth and its CoW writes away from the workers); compiling
+# the GEMM mapping twice (the parent's check and the worker) 2.7%; the stats tree 1.3%;
+# SystemC elaboration 1% and kernel start 0.6%; config resolution and fingerprint (YAML)
+# 1.4%; the result's transfer (serialize + deserialize) 0.4%; exit 0.1%. The 10,000 target
+# needs <= 12 ms CPU per point: the HBM model alone is ~3x over it on this mix. On 40 small
+# points (m, n, k <= 640, 4 x 5 x 2 values) the overhead dominated: 0.71 -> 0.55 s CPU (18 ->
+# 14 ms/point), minor faults 58,800 -> 23,200, system time 0.32 -> 0.11 s; before, the parent
+# was 62% of the CPU, a third of it zero-filling HDF5's default 1 MiB conversion buffers.
+#
 #   tools/bench/sweep_throughput.sh [build dir] [points: 10000 | 2000 | 400]
 #   SHARDS=100 tools/bench/sweep_throughput.sh ...   # as 100 --shard processes, one after the
 #                                                    # other, into $OUT/results.shard-*-of-100.h5

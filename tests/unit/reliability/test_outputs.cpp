@@ -167,6 +167,63 @@ TEST_CASE("children die with their parent and keep none of its files", "[unit][r
   CHECK(dies_within(grandchild, 5));
 }
 
+TEST_CASE("a child factory's children run their task, end as fork_child's, and die with it",
+          "[unit][reliability]") {
+  const int first = ::open("/dev/null", O_RDONLY), keep = ::open("/dev/null", O_RDONLY);
+  REQUIRE(keep > 3);
+  {
+    ChildFactory f([&](std::uint64_t task, int fd) {
+      if (task == 2) ::raise(SIGSEGV);
+      if (task == 3) ::sleep(60);
+      write_all(fd, "task " + std::to_string(task) + " fd " + std::to_string(fd));
+      return ::fcntl(keep, F_GETFD) == -1 ? static_cast<int>(task) + 10 : 99;
+    });
+    // Several at once, finished in another order than started.
+    const Child a = f.start(0), b = f.start(1), crash = f.start(2), slow = f.start(3);
+    const ChildOutcome ob = f.finish(b), oa = f.finish(a);
+    CHECK(oa.data == "task 0 fd 3");
+    CHECK(oa.exit_code == 10);
+    CHECK(ob.data == "task 1 fd 3");
+    CHECK(ob.exit_code == 11);
+    const ChildOutcome oc = f.finish(crash);
+    CHECK(oc.signal == SIGSEGV);
+    CHECK(oc.data.empty());
+    ::kill(slow.pid, SIGKILL);  // the parent stops a child by its pid
+    CHECK(f.finish(slow).signal == SIGKILL);
+  }
+  ::close(keep);
+  ::close(first);
+
+  // A middle process with a factory starts a sleeping child and is killed: the child follows.
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  const pid_t middle = ::fork();
+  REQUIRE(middle >= 0);
+  if (middle == 0) {
+    ::close(fds[0]);
+    ChildFactory f([](std::uint64_t, int) {
+      ::sleep(60);
+      return 0;
+    });
+    write_all(fds[1], std::to_string(f.start(0).pid) + "\n");
+    ::sleep(60);
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string text;
+  char buf[64];
+  for (ssize_t n;
+       text.find('\n') == std::string::npos && (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+    text.append(buf, static_cast<size_t>(n));
+  ::close(fds[0]);
+  const pid_t grandchild = std::stoi(text);
+  REQUIRE(grandchild > 0);
+  CHECK_FALSE(dead(grandchild));
+  ::kill(middle, SIGKILL);
+  ::waitpid(middle, nullptr, 0);
+  CHECK(dies_within(grandchild, 5));
+}
+
 TEST_CASE("a point past --point-timeout is stopped and recorded as failed", "[unit][reliability]") {
   std::vector<sweep::Point> points(3);
   for (int i = 0; i < 3; ++i) points[static_cast<size_t>(i)].id = i;
