@@ -127,8 +127,13 @@ void IciFlowModel::handle(const Event& e, std::uint64_t now, std::vector<IciComp
 
 void IciFlowModel::advance(Segment& s, std::uint64_t now) const {
   if (now == s.since) return;
-  const double w = static_cast<double>(timing().packet_bytes) * static_cast<double>(now - s.since);
-  s.q = std::max(0.0, s.q + (s.in - s.x) * w);
+  const double pb = static_cast<double>(timing().packet_bytes);
+  const double w = pb * static_cast<double>(now - s.since);
+  s.q = s.q + (s.in - s.x) * w;
+  // A residue under a thousandth of a picosecond's work is the rounding of rates that should
+  // cancel (equal flows): left in, it would keep a segment a picosecond longer than its equals,
+  // and a flow that starts a picosecond early alone on its links gains n times that on n flows.
+  if (s.q < 1e-3 * pb) s.q = 0;
   s.o = std::clamp(s.o + (s.x - s.cr) * w, 0.0, window_);
   s.since = now;
 }
