@@ -71,8 +71,7 @@ double table(const char* device, const NvlinkConfig& c, const std::vector<Point>
 
 }  // namespace
 
-// MISSED: 14.4% (13.6% before the flow model's per-hop segments). Sizes from 256 MB are within
-// 6%; 16-134 MB are 20-57% above the measurement.
+// MISSED: 13.6%. Sizes from 256 MB are within 5%; 16-134 MB are 18-57% above the measurement.
 // The simulation follows NCCL's mechanism and lands on NCCL's own cost model there (tuning.cc:
 // 166-222 GB/s), the machine is slower; what slows it (one CTA's copy rate per channel, LL128's
 // per-line flag polling, synchronisation beyond tuning.cc's per-step latency) is not modelled.
