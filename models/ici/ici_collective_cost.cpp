@@ -39,7 +39,8 @@ double phase_seconds(const IciRing& r, Phase ph, bool bidir, double m, double al
 }
 
 /// The direct all-to-all: the farthest pair's hops x alpha plus the busiest link's bytes / B
-/// (a lower bound: max-min sharing may leave that link idle at times).
+/// (an estimate, not a bound: max-min sharing may leave that link idle at times, and hops
+/// pipeline, so that link's last byte may need fewer than the farthest pair's hops).
 double direct_all_to_all_seconds(const IciTopology& topo, const CollectiveSpec& spec, double alpha,
                                  double bw) {
   std::vector<double> load(static_cast<std::size_t>(topo.link_slots()), 0.0);

@@ -2,19 +2,29 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 namespace systole::models {
 
+namespace {
+
+/// Whole picoseconds from now until a predicted instant; never for one beyond any run (a rate
+/// difference of rounding noise).
+std::uint64_t to_ps(double t) {
+  return t < 1e18 ? static_cast<std::uint64_t>(std::ceil(t)) : IciNetwork::kNever;
+}
+
+}  // namespace
+
 IciFlowModel::IciFlowModel(const IciRoutes& topo, const IciLinkTiming& timing)
     : IciNetwork(topo, timing),
-      link_flows_(static_cast<std::size_t>(topo.link_slots())),
-      link_mark_(static_cast<std::size_t>(topo.link_slots()), 0),
-      link_cap_(static_cast<std::size_t>(topo.link_slots()), 0.0),
-      link_left_(static_cast<std::size_t>(topo.link_slots()), 0) {}
+      window_(static_cast<double>(timing.credits) * static_cast<double>(timing.packet_bytes) *
+              static_cast<double>(timing.packet_ps)),
+      link_segs_(static_cast<std::size_t>(topo.link_slots())),
+      link_touched_(static_cast<std::size_t>(topo.link_slots()), 0) {}
 
-void IciFlowModel::push(std::uint64_t at, Kind k, std::uint32_t slot, std::uint32_t version) {
-  events_.push(Event{at, seq_++, slot, version, k});
+void IciFlowModel::push(std::uint64_t at, Kind k, std::uint32_t slot, std::uint32_t hop,
+                        std::uint32_t version, double rate) {
+  events_.push(Event{at, seq_++, rate, slot, hop, version, k});
 }
 
 std::uint32_t IciFlowModel::new_slot() {
@@ -37,37 +47,20 @@ std::uint32_t IciFlowModel::start(ChipId src, ChipId dst, std::uint64_t bytes,
   }
   const std::uint32_t slot = new_slot();
   Flow& f = flows_[slot];
-  f.path.clear();
-  routes().route(src, dst, f.path);
+  std::vector<LinkId> path;
+  routes().route(src, dst, path);
   f.transfer = id;
-  f.remaining = static_cast<double>(bytes) * static_cast<double>(timing().packet_ps);
-  f.share = 0;
-  f.cap = f.path.size() >= 2 ? timing().credit_share() : 1.0;
-  for (LinkId l : f.path) add_link_bytes(l, bytes);
-  push(at_ps + timing().router_ps, Kind::kStart, slot);
+  f.cap = path.size() >= 2 ? timing().credit_share() : 1.0;
+  f.segs.assign(path.size(), Segment{});
+  for (std::size_t k = 0; k < path.size(); ++k) {
+    f.segs[k].link = path[k];
+    add_link_bytes(path[k], bytes);
+  }
+  f.segs[0].q = static_cast<double>(bytes) * static_cast<double>(timing().packet_ps);
+  f.segs[0].up_done = true;
+  // Every packet is at the source router; the first can leave router_latency later.
+  push(at_ps + timing().router_ps, Kind::kStart, slot, 0, f.gen);
   return id;
-}
-
-void IciFlowModel::begin_flow(std::uint32_t slot, std::uint64_t now) {
-  Flow& f = flows_[slot];
-  f.since = now;
-  for (LinkId l : f.path) {
-    link_flows_[l].push_back(slot);
-    touched_.push_back(l);
-  }
-}
-
-void IciFlowModel::drain_flow(std::uint32_t slot, std::uint64_t now) {
-  Flow& f = flows_[slot];
-  for (LinkId l : f.path) {
-    auto& v = link_flows_[l];
-    v.erase(std::find(v.begin(), v.end(), slot));
-    touched_.push_back(l);
-  }
-  const std::uint64_t tail = (f.path.size() - 1) * timing().hop_ps() + timing().link_ps;
-  push(now + tail, Kind::kArrive, f.transfer);
-  ++f.version;  // no later drain event of this slot's old flow matches
-  free_slots_.push_back(slot);
 }
 
 void IciFlowModel::step(std::vector<IciCompletion>& done) {
@@ -77,144 +70,195 @@ void IciFlowModel::step(std::vector<IciCompletion>& done) {
     while (!events_.empty() && events_.top().at == now) {
       const Event e = events_.top();
       events_.pop();
-      switch (e.kind) {
-        case Kind::kStart:
-          begin_flow(e.slot, now);
-          break;
-        case Kind::kDrain:
-          if (flows_[e.slot].version == e.version) drain_flow(e.slot, now);
-          break;
-        case Kind::kArrive:
-          done.push_back({e.slot, now});
-          --in_flight_;
-          break;
-      }
+      handle(e, now, done);
     }
     if (!touched_.empty()) recompute(now);
   }
 }
 
-void IciFlowModel::collect_component(LinkId seed) {
-  comp_links_.clear();
-  comp_flows_.clear();
-  link_mark_[seed] = stamp_;
-  comp_links_.push_back(seed);
-  for (std::size_t i = 0; i < comp_links_.size(); ++i) {
-    for (std::uint32_t s : link_flows_[comp_links_[i]]) {
-      Flow& f = flows_[s];
-      if (f.mark == stamp_) continue;
-      f.mark = stamp_;
-      comp_flows_.push_back(s);
-      for (LinkId l : f.path)
-        if (link_mark_[l] != stamp_) {
-          link_mark_[l] = stamp_;
-          comp_links_.push_back(l);
-        }
-    }
+void IciFlowModel::handle(const Event& e, std::uint64_t now, std::vector<IciCompletion>& done) {
+  if (e.kind == Kind::kArrive) {
+    done.push_back({e.slot, now});
+    --in_flight_;
+    return;
   }
+  Flow& f = flows_[e.slot];
+  const bool prediction = e.kind == Kind::kEmpty || e.kind == Kind::kFull;
+  if (!prediction && e.version != f.gen) return;  // for a flow that has arrived
+  Segment& s = f.segs[e.hop];
+  if (s.done || (prediction && e.version != s.version)) return;
+  if (s.on_link) advance(s, now);
+  s.dirty = true;
+  switch (e.kind) {
+    case Kind::kStart:
+      join(e.slot, 0, now);
+      if (s.q <= 0) finish(e.slot, 0, now);  // an empty transfer
+      return;
+    case Kind::kInflow:
+      if (!s.on_link) join(e.slot, e.hop, now);
+      s.in = e.rate;
+      break;
+    case Kind::kInflowEnd:
+      s.in = 0;
+      s.up_done = true;
+      if (s.q <= 0) {
+        finish(e.slot, e.hop, now);
+        return;
+      }
+      break;
+    case Kind::kCredit:
+      s.cr = e.rate;
+      break;
+    case Kind::kEmpty:
+      s.q = 0;
+      if (s.up_done) {
+        finish(e.slot, e.hop, now);
+        return;
+      }
+      break;
+    case Kind::kFull:
+      s.o = window_;
+      break;
+    case Kind::kArrive:
+      break;
+  }
+  touch(s.link);
+}
+
+void IciFlowModel::advance(Segment& s, std::uint64_t now) const {
+  if (now == s.since) return;
+  const double pb = static_cast<double>(timing().packet_bytes);
+  const double w = pb * static_cast<double>(now - s.since);
+  s.q = s.q + (s.in - s.x) * w;
+  // A residue under a thousandth of a picosecond's work is the rounding of rates that should
+  // cancel (equal flows): left in, it would keep a segment a picosecond longer than its equals,
+  // and a flow that starts a picosecond early alone on its links gains n times that on n flows.
+  if (s.q < 1e-3 * pb) s.q = 0;
+  s.o = std::clamp(s.o + (s.x - s.cr) * w, 0.0, window_);
+  s.since = now;
+}
+
+void IciFlowModel::touch(LinkId l) {
+  if (link_touched_[l]) return;
+  link_touched_[l] = 1;
+  touched_.push_back(l);
+}
+
+void IciFlowModel::join(std::uint32_t slot, std::uint32_t hop, std::uint64_t now) {
+  Segment& s = flows_[slot].segs[hop];
+  s.on_link = true;
+  s.since = now;
+  link_segs_[s.link].push_back({slot, hop});
+  touch(s.link);
+}
+
+void IciFlowModel::finish(std::uint32_t slot, std::uint32_t hop, std::uint64_t now) {
+  Flow& f = flows_[slot];
+  Segment& s = f.segs[hop];
+  s.done = true;
+  if (s.on_link) {
+    auto& v = link_segs_[s.link];
+    v.erase(std::find_if(v.begin(), v.end(),
+                         [&](const SegRef& r) { return r.slot == slot && r.hop == hop; }));
+    touch(s.link);
+  }
+  if (hop + 1 < f.segs.size()) {  // its last byte reaches the next router a hop later
+    push(now + timing().hop_ps(), Kind::kInflowEnd, slot, hop + 1, f.gen);
+    return;
+  }
+  push(now + timing().link_ps, Kind::kArrive, f.transfer);
+  ++f.gen;  // no event of this flow still queued applies to the slot's next flow
+  free_slots_.push_back(slot);
 }
 
 void IciFlowModel::recompute(std::uint64_t now) {
-  ++stamp_;
-  for (LinkId seed : touched_) {
-    if (link_mark_[seed] == stamp_ || link_flows_[seed].empty()) continue;
-    collect_component(seed);
-    ++recomputations_;
-    flows_recomputed_ += comp_flows_.size();
-    rate_component(now);
+  for (std::size_t i = 0; i < touched_.size(); ++i) {
+    const LinkId l = touched_[i];
+    link_touched_[l] = 0;
+    rate_link(l, now);
   }
   touched_.clear();
 }
 
-void IciFlowModel::rate_component(std::uint64_t now) {
-  const double per_ps = static_cast<double>(timing().packet_bytes);
-  old_share_.clear();
-  for (std::uint32_t s : comp_flows_) {  // progress at the old rates
-    Flow& f = flows_[s];
-    if (f.share > 0)
-      f.remaining =
-          std::max(0.0, f.remaining - f.share * per_ps * static_cast<double>(now - f.since));
-    f.since = now;
-    old_share_.push_back(f.share);
+double IciFlowModel::seg_cap(const Flow& f, const Segment& s, std::uint32_t hop) const {
+  const bool last = hop + 1 == f.segs.size();
+  double cap = last ? 1.0 : f.cap;
+  if (hop > 0 && s.q <= 0) cap = std::min(cap, s.in);      // empty buffer: what flows in
+  if (!last && s.o >= window_) cap = std::min(cap, s.cr);  // window full: what is credited
+  return cap;
+}
+
+void IciFlowModel::rate_link(LinkId l, std::uint64_t now) {
+  const std::vector<SegRef>& segs = link_segs_[l];
+  if (segs.empty()) return;
+  ++recomputations_;
+  flows_recomputed_ += segs.size();
+  // Max-min fair shares of one link under per-segment caps: the smallest caps are met first,
+  // the rest share what is left equally (progressive filling on one link; Bertsekas and
+  // Gallager, "Data Networks", 2nd ed., 6.5.2).
+  order_.clear();
+  for (std::size_t i = 0; i < segs.size(); ++i) {
+    Flow& f = flows_[segs[i].slot];
+    Segment& s = f.segs[segs[i].hop];
+    advance(s, now);
+    order_.emplace_back(seg_cap(f, s, segs[i].hop), i);
   }
-  if (comp_links_.size() == 1) {
-    // One link (a ring step, a neighbour transfer): an equal share each, or the credit cap.
-    const double x = 1.0 / static_cast<double>(comp_flows_.size());
-    for (std::uint32_t s : comp_flows_) flows_[s].share = std::min(x, flows_[s].cap);
-  } else {
-    water_fill();
+  std::sort(order_.begin(), order_.end());
+  share_.assign(segs.size(), 0.0);
+  double left = 1.0;
+  for (std::size_t j = 0; j < order_.size(); ++j) {
+    const double fair = left / static_cast<double>(order_.size() - j);
+    const double x = std::min(order_[j].first, fair);
+    share_[order_[j].second] = x;
+    left = std::max(0.0, left - x);
   }
-  for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
-    const std::uint32_t s = comp_flows_[i];
-    schedule_drain(s, now, flows_[s].share != old_share_[i]);
+  for (std::size_t i = 0; i < segs.size(); ++i) {
+    const auto [slot, hop] = segs[i];
+    Flow& f = flows_[slot];
+    Segment& s = f.segs[hop];
+    if (std::abs(share_[i] - s.x) > 1e-12) {  // not a change of rounding noise
+      s.x = share_[i];
+      s.dirty = true;
+      // The new rate reaches the next router a hop later, and returns as credits to the
+      // previous one a link latency later.
+      if (hop + 1 < f.segs.size())
+        push(now + timing().hop_ps(), Kind::kInflow, slot, hop + 1, f.gen, s.x);
+      if (hop > 0 && !f.segs[hop - 1].done)
+        push(now + timing().link_ps, Kind::kCredit, slot, hop - 1, f.gen, s.x);
+    }
+    if (s.dirty) predict(slot, hop, now);
   }
 }
 
-void IciFlowModel::water_fill() {
-  // Progressive filling (Bertsekas and Gallager, "Data Networks", 6.5.2): raise every unfrozen
-  // flow's rate together; the link whose share (capacity left / unfrozen flows) is smallest
-  // saturates first and freezes its flows at that share. A heap orders the links (stale entries
-  // are skipped by their version). Flows whose credits cap them below the next share freeze at
-  // the cap first (every capped flow has the same cap).
-  using Entry = std::pair<double, LinkId>;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
-  double cap = std::numeric_limits<double>::infinity();
-  std::size_t capped = 0;
-  for (std::uint32_t s : comp_flows_) {
-    flows_[s].frozen = false;
-    if (flows_[s].cap < 1.0) {
-      cap = std::min(cap, flows_[s].cap);
-      ++capped;
-    }
-  }
-  for (LinkId l : comp_links_) {
-    link_cap_[l] = 1.0;
-    link_left_[l] = static_cast<std::uint32_t>(link_flows_[l].size());
-    heap.emplace(1.0 / link_left_[l], l);
-  }
-  const auto share_of = [&](LinkId l) {
-    return std::max(0.0, link_cap_[l]) / static_cast<double>(link_left_[l]);
-  };
-  const auto freeze = [&](Flow& f, double x) {
-    f.frozen = true;
-    f.share = x;
-    for (LinkId l : f.path) {
-      link_cap_[l] -= x;
-      if (--link_left_[l] > 0) heap.emplace(share_of(l), l);
-    }
-  };
-  while (!heap.empty()) {
-    const auto [x, l] = heap.top();
-    if (link_left_[l] == 0 || x != share_of(l)) {
-      heap.pop();  // stale
-      continue;
-    }
-    if (capped > 0 && cap < x) {
-      for (std::uint32_t s : comp_flows_)
-        if (!flows_[s].frozen && flows_[s].cap == cap) freeze(flows_[s], cap);
-      capped = 0;
-      continue;
-    }
-    heap.pop();
-    for (std::uint32_t s : link_flows_[l])
-      if (!flows_[s].frozen) freeze(flows_[s], x);
-  }
-}
-
-void IciFlowModel::schedule_drain(std::uint32_t slot, std::uint64_t now, bool rerated) {
+void IciFlowModel::predict(std::uint32_t slot, std::uint32_t hop, std::uint64_t now) {
   Flow& f = flows_[slot];
-  if (!rerated) return;  // its drain event still holds
-  ++f.version;
-  std::uint64_t dt;
-  const double per_ps = f.share * static_cast<double>(timing().packet_bytes);
-  if (f.share == 1.0 && f.remaining == std::floor(f.remaining) && f.remaining < 9e15) {
-    // Alone at the full rate: the exact integer time, as the packet model's.
-    const auto r = static_cast<std::uint64_t>(f.remaining);
-    dt = (r + timing().packet_bytes - 1) / timing().packet_bytes;
-  } else {
-    dt = static_cast<std::uint64_t>(std::ceil(f.remaining / per_ps));
+  Segment& s = f.segs[hop];
+  s.dirty = false;
+  s.version = ++prediction_;
+  const double pb = static_cast<double>(timing().packet_bytes);
+  std::uint64_t best = kNever;
+  Kind kind = Kind::kEmpty;
+  const double drain = s.x - (hop > 0 ? s.in : 0.0);
+  if (s.q <= 0 && s.up_done) {
+    best = 0;  // emptied between events (its last bytes' rounding): done now
+  } else if (s.q > 0 && drain > 0) {
+    if (hop == 0 && s.x == 1.0 && s.q == std::floor(s.q) && s.q < 9e15) {
+      // Alone at the full rate: the exact integer time, as the packet model's.
+      const auto r = static_cast<std::uint64_t>(s.q);
+      best = (r + timing().packet_bytes - 1) / timing().packet_bytes;
+    } else {
+      best = to_ps(s.q / (drain * pb));
+    }
   }
-  push(now + dt, Kind::kDrain, slot, f.version);
+  const double fill = s.x - s.cr;
+  if (hop + 1 < f.segs.size() && fill > 0 && s.o < window_) {
+    const std::uint64_t t = to_ps((window_ - s.o) / (fill * pb));
+    if (t < best) {
+      best = t;
+      kind = Kind::kFull;
+    }
+  }
+  if (best != kNever) push(now + best, kind, slot, hop, s.version);
 }
 
 }  // namespace systole::models

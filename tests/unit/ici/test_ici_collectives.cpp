@@ -1,11 +1,12 @@
 // Collectives on the ICI network: the bytes each algorithm moves, the simulated time against
 // the alpha-beta formula of the same algorithm on an idle network (stated tolerance: 0.1% plus
 // 1 ns; each step's serialisation rounds up to whole picoseconds and uneven chunks differ by a
-// byte; the direct all-to-all's formula is a lower bound, met within 25%), the packet model
+// byte; the direct all-to-all's formula is an estimate, met within 25%), the packet model
 // equal to the flow model on them (their messages never share a link), the time above the
 // formula under contention, and nccl-tests' bandwidths.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "models/ici/ici_collective.h"
@@ -118,7 +119,14 @@ TEST_CASE("ICI collectives meet their alpha-beta formula on an idle network", "[
                << collective_op_name(op) << " " << bytes << " B: sim " << r.time_s << " s, formula "
                << r.formula_s << " s");
           if (a == CollectiveAlgorithm::kTorus && op == CollectiveOp::kAllToAll) {
-            CHECK(r.time_s >= r.formula_s * (1 - 1e-9));
+            // The formula is an estimate, not a bound: hops pipeline, so the busiest link's
+            // last byte needs only its own remaining hops (the packet model, too, finishes up
+            // to ~2% below it). The bound: that link busy from one router latency after the
+            // start, and its last byte one link latency from arriving.
+            double busiest = 0;
+            for (LinkId l = 0; l < static_cast<LinkId>(topo.link_slots()); ++l)
+              busiest = std::max(busiest, net.link_busy_ps(l));
+            CHECK(r.time_s >= (busiest + static_cast<double>(net.timing().hop_ps())) * 1e-12);
             CHECK(r.time_s <= r.formula_s * 1.25);
           } else if (a == CollectiveAlgorithm::kTorus && !balanced(topo, s)) {
             // Axes of different lengths: the parts' phases drift apart and meet on shared links
