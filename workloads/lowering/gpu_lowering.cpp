@@ -80,8 +80,10 @@ class Compiler {
   void vector_layer(size_t i, const Layer& l);
   /// A GEMM kernel; `batch` copies of the same GEMM side by side (strided batched), each
   /// with its own B every `b_group` batch entries.
+  /// `options`: the mapping options of this kernel (nullptr: the run's).
   size_t gemm_kernel(size_t i, const std::string& name, const Layer& g, models::GemmAddressing a,
-                     std::int64_t batch = 1, std::int64_t b_group = 1);
+                     std::int64_t batch = 1, std::int64_t b_group = 1,
+                     const GpuMappingOptions* options = nullptr);
   void stream_kernel(size_t i, const std::string& name, const std::vector<Tensor>& in, Tensor out,
                      std::uint64_t elements, double fp32, double sfu);
   void finish_layer(size_t i, const Layer& l);
@@ -101,12 +103,13 @@ Compiler::Tensor Compiler::input_of(size_t i, std::uint64_t bytes) {
 }
 
 size_t Compiler::gemm_kernel(size_t i, const std::string& name, const Layer& g,
-                             models::GemmAddressing a, std::int64_t batch, std::int64_t b_group) {
+                             models::GemmAddressing a, std::int64_t batch, std::int64_t b_group,
+                             const GpuMappingOptions* options) {
   GpuKernel k;
   k.name = name;
   k.layer = i;
   k.kind = GpuKernel::Kind::kGemm;
-  GpuMappingOptions o = opt_;
+  GpuMappingOptions o = options ? *options : opt_;
   if (batch > 1) {  // the batch fills the machine
     o.split_k = false;
     o.split_k_slices = std::min<std::int64_t>(o.split_k_slices, 1);
@@ -272,7 +275,19 @@ void Compiler::conv_layer(size_t i, const Layer& l) {
     const std::int64_t tap = k / c, ch = k % c;
     return (u((tap / S) * dil * w + (tap % S) * dil) * u(c) + u(ch)) * e;
   };
-  const size_t at = gemm_kernel(i, l.name, g, std::move(a));
+  // The kernels cuDNN ran (tests/validation/gpu/data/*_networks_run1.csv, `kernels`: ResNet-50's
+  // 116 convolution layers at batch 1 and 8 on the H100 and H200, picked by
+  // torch.backends.cudnn.benchmark, which times cuDNN's alternatives and keeps the fastest,
+  // measure/networks.py) include no split-K reduction for any layer. A filter wider than 1x1 or
+  // a stride makes the GEMM implicit: every such layer ran an implicit-GEMM fprop kernel
+  // (`sm90_xmma_fprop_implicit_gemm_..._tilesize64x64x64_warpgroupsize1x1x1`,
+  // `sm80_xmma_fprop_implicit_gemm_..._tilesize64x32x64_stage5`, `cutlass_tensorop_bf16_
+  // s16816fprop_optimized_bf16_64x64_64x5`), never cuBLAS's swapped-operand skinny tiles, which
+  // 1x1 stride-1 convolutions (plain GEMMs over NHWC) did run (`nvjet_sm90_tst_64x8_64x16`).
+  GpuMappingOptions o = opt_;
+  o.split_k = false;
+  o.implicit_gemm = s.r * s.s > 1 || s.stride > 1;
+  const size_t at = gemm_kernel(i, l.name, g, std::move(a), 1, 1, &o);
   // Useful work only: the padded channels' products are zeros.
   p_.kernels[at].flops = 2 * u(m) * u(s.k) * u(kk);
   outputs_[i] = out;

@@ -129,6 +129,7 @@ std::vector<Shape> shapes(const models::GpuDeviceConfig& d, TcType type, std::in
   }
   for (const Candidate* c = list.data(); c != list.data() + list.size(); ++c) {
     if ((o.tile_m > 0 && c->bm != o.tile_m) || (o.tile_n > 0 && c->bn != o.tile_n)) continue;
+    if (o.implicit_gemm && c->swap_ab) continue;  // cuBLAS's skinny GEMM tiles, not cuDNN's
     if ((o.warps_m > 0 && c->warps_m != o.warps_m) || (o.warps_n > 0 && c->warps_n != o.warps_n))
       continue;
     GemmCtaTile t;
@@ -381,7 +382,7 @@ void search(const models::GpuDeviceConfig& d, const Problem& p, const GpuMapping
     const std::int64_t sk = o.split_k_slices;
     if (sk <= kt_all && ceil_div(kt_all, ceil_div(kt_all, sk)) == sk)
       decs.push_back({GpuDecomposition::kSplitK, sk});
-  } else if (o.split_k && tiles < workers && o.split_k_slices == 0) {
+  } else if (o.split_k && !o.implicit_gemm && tiles < workers && o.split_k_slices == 0) {
     for (std::int64_t sk = 2; sk <= std::min(o.max_split_k, kt_all); ++sk)
       if (ceil_div(kt_all, ceil_div(kt_all, sk)) == sk)
         decs.push_back({GpuDecomposition::kSplitK, sk});

@@ -38,6 +38,11 @@ struct GpuMappingOptions {
   enum class Attention { kFlash, kUnfused };
   Attention attention = Attention::kFlash;
   bool force_fa2 = false;  ///< FlashAttention-2 on sm_90 too (PyTorch's flash backend)
+  /// A convolution that is not a plain GEMM (a filter wider than 1x1 or a stride), run as
+  /// cuDNN runs it: one of its implicit-GEMM fprop kernels, which have neither cuBLAS's
+  /// swapped-operand skinny tiles nor a split-K reduction (set by the lowering, not a config
+  /// key; the lowering also turns split_k off for every convolution).
+  bool implicit_gemm = false;
 };
 
 enum class GpuDecomposition { kDataParallel, kSplitK, kStreamK };

@@ -101,3 +101,39 @@ TEST_CASE("GPU lowering keeps aligned convolutions as one implicit GEMM of K = R
   CHECK(gemm.addr.a_row == 64 * 2);
   CHECK(gemm.flops == u(2 * 8 * 56 * 56 * 64 * 3 * 3 * 64));
 }
+
+TEST_CASE("GPU lowering runs strided and wider-than-1x1 convolutions as cuDNN's implicit GEMMs",
+          "[gpu_lowering]") {
+  // ResNet-50's batch-1 layers whose GEMM fills few tiles: as GEMMs the mapper would split K or
+  // take cuBLAS's swapped-operand skinny tiles; cuDNN's implicit-GEMM kernels have neither.
+  const auto dev = test::h100();
+  const Layer implicit[] = {conv(1, 14, 512, 512, 3, 2), conv(1, 7, 512, 512, 3, 1),
+                            conv(1, 14, 256, 256, 3, 1), conv(1, 28, 512, 1024, 1, 2)};
+  for (const Layer& l : implicit) {
+    INFO("conv r " << l.conv.r << " c " << l.conv.c << " k " << l.conv.k << " stride "
+                   << l.conv.stride);
+    const GpuProgram p = compile_gpu(dev, {l});
+    REQUIRE(p.layers.at(0).kernels.size() == 1);  // no split-K reduction kernel
+    const GpuKernel& g = p.kernels[p.layers[0].kernels[0]];
+    REQUIRE(g.kind == GpuKernel::Kind::kGemm);
+    CHECK(g.gemm.decomposition == GpuDecomposition::kDataParallel);
+    CHECK_FALSE(g.gemm.tile.swap_ab);
+  }
+  // The same M x N x K as a 1x1 stride-1 convolution (a plain GEMM over NHWC) may take a
+  // skinny tile but no split-K (no convolution cuDNN ran had one); as a GEMM layer it splits K.
+  const GpuProgram plain = compile_gpu(dev, {conv(1, 7, 4608, 512, 1, 1)});
+  REQUIRE(plain.layers.at(0).kernels.size() == 1);
+  const GpuKernel& g = plain.kernels[plain.layers[0].kernels[0]];
+  CHECK(g.gemm.decomposition == GpuDecomposition::kDataParallel);
+  CHECK(g.gemm.tile.swap_ab);
+  Layer gemm;
+  gemm.name = "gemm";
+  gemm.op = LayerOp::kGemm;
+  gemm.dtype = DataType::kBf16;
+  gemm.m = 49;
+  gemm.n = 512;
+  gemm.k = 4608;
+  const GpuProgram as_gemm = compile_gpu(dev, {gemm});
+  CHECK(as_gemm.kernels[as_gemm.layers.at(0).kernels.at(0)].gemm.decomposition ==
+        GpuDecomposition::kSplitK);
+}

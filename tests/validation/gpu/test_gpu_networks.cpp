@@ -9,8 +9,9 @@
 // through the device"): H100 mean 10.3%, H200 14.1%, 3 of 8 networks outside 15%; after the
 // tile-search and power-clock changes 16.4% and 14.4%, 4 of 8 (ResNet-50's C = 3 first
 // convolution and its other convolutions, layer norm, GELU, small adds); with conv1's channel
-// padding (C = 3 -> 8, K = 392) 19.9% and 19.7%, the 4 ResNet-50 points outside 15% (its other
-// convolutions 29-41% too fast, the larger part): [!mayfail] until those are modelled.
+// padding (C = 3 -> 8, K = 392) 19.9% and 19.7%; with convolutions on the kernels cuDNN has (no
+// split-K, no swapped skinny tiles for implicit GEMMs) 14.9% and 14.3%, the 4 ResNet-50 points
+// still outside 15% (conv1, mma.sync 1x1 kernels, residual adds): [!mayfail] until modelled.
 
 #include <fmt/format.h>
 
