@@ -23,6 +23,21 @@ namespace systole::stats::h5 {
 
 void quiet_hdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
 
+namespace {
+constexpr int kMiB = 1024 * 1024;
+}
+
+FreeListLimits::FreeListLimits() {
+  H5set_free_list_limits(64 * kMiB, 64 * kMiB, 64 * kMiB, 64 * kMiB, 64 * kMiB, 64 * kMiB);
+}
+
+FreeListLimits::~FreeListLimits() {
+  // HDF5 1.10's defaults (src/H5FL.c): regular 1 MiB / 64 KiB per list, array 4 MiB / 256 KiB,
+  // block (and factory) 16 MiB / 1 MiB.
+  H5set_free_list_limits(kMiB, 64 * 1024, 4 * kMiB, 256 * 1024, 16 * kMiB, kMiB);
+  H5garbage_collect();
+}
+
 // The innermost message on HDF5's error stack. For system errors that is "unable to open file:
 // name = ..., errno = 2, error message = 'No such file or directory', ..."; keep the strerror.
 std::string h5_message() {

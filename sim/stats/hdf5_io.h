@@ -22,6 +22,18 @@ struct H5Failure : std::runtime_error {
 
 /// Turns off HDF5's own error printing (errors are reported through exceptions).
 void quiet_hdf5();
+/// While alive, HDF5's internal free lists may hold up to 64 MiB each instead of 1-16 MiB: with
+/// the defaults (HDF5 1.10 src/H5FL.c, H5FL_*_MEM_LIM) a merge of thousands of points overflows
+/// them again and again and each overflow frees every list, which cost a large share of H5Ocopy
+/// (simrun merge). Restores the defaults and releases the lists when destroyed.
+class FreeListLimits {
+ public:
+  FreeListLimits();
+  ~FreeListLimits();
+  FreeListLimits(const FreeListLimits&) = delete;
+  FreeListLimits& operator=(const FreeListLimits&) = delete;
+};
+
 /// The innermost message on HDF5's error stack (clears the stack).
 std::string h5_message();
 [[noreturn]] void fail(const std::string& what);

@@ -15,6 +15,7 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <unordered_set>
 #include <utility>
 
 #include "sim/core/error.h"
@@ -267,7 +268,11 @@ void read_identity(hid_t g, RunMeta& m) {
 }
 
 /// Replaces any earlier /points/<key> and /config/<key> (--resume re-runs failed points).
-void unlink_point(hid_t points, hid_t config, const std::string& key) {
+/// `written` holds the keys this writer wrote (the file was created empty): others need no
+/// look-up in the file.
+void unlink_point(hid_t points, hid_t config, const std::string& key,
+                  std::unordered_set<std::string>& written) {
+  if (written.insert(key).second) return;
   if (has(points, key)) check(H5Ldelete(points, key.c_str(), H5P_DEFAULT), "replacing");
   if (has(config, key)) check(H5Ldelete(config, key.c_str(), H5P_DEFAULT), "replacing");
 }
@@ -278,7 +283,8 @@ struct ResultsWriter::Impl {
   Hid file, points, config;
   RunMeta meta;
   SweepRows rows;
-  bool finished = false;  // committed or discarded
+  std::unordered_set<std::string> written;  // point keys in the file
+  bool finished = false;                    // committed or discarded
 
   void close() {
     points.reset();
@@ -344,7 +350,7 @@ void ResultsWriter::write_point(const PointResult& r) {
   const std::string& id = r.key;
   Impl& im = *impl_;
   try {
-    unlink_point(im.points, im.config, id);
+    unlink_point(im.points, im.config, id, im.written);
     write_text(im.config, id, {r.config_yaml}, true, "resolved configuration of point " + id);
     Hid g = create_group(im.points, id);
     attr_u64(g, "index", static_cast<std::uint64_t>(std::max(0, r.id)));
@@ -395,7 +401,7 @@ void ResultsWriter::copy_points(const std::string& from, const std::vector<std::
     Hid config = has(src, "config") ? open_group(src, "config") : Hid();
     for (const auto& k : keys) {
       key = k;
-      unlink_point(im.points, im.config, k);
+      unlink_point(im.points, im.config, k, im.written);
       check(H5Ocopy(points, k.c_str(), im.points, k.c_str(), H5P_DEFAULT, H5P_DEFAULT),
             "copying /points/" + k);
       if (config.valid() && has(config, k))

@@ -12,6 +12,7 @@
 #include "sim/core/error.h"
 #include "sim/core/text.h"
 #include "sim/stats/compare.h"
+#include "sim/stats/hdf5_io.h"
 #include "sim/stats/results_file.h"
 
 namespace systole::stats {
@@ -259,6 +260,7 @@ std::optional<Table> merged_sweep(const std::vector<Input>& in,
 
 MergeReport merge_results(const std::string& out, const std::vector<std::string>& paths,
                           const MergeOptions& opt, const OnInput& on_input) {
+  const h5::FreeListLimits lists;  // see there: ~15% of the merge's CPU time
   MergeReport report;
   const auto in = open_inputs(out, paths, on_input, report.warnings);
   check_identity(in, opt.force, report.warnings);

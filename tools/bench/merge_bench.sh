@@ -15,6 +15,26 @@
 # ~13%, reading the inputs' point attributes and tables ~20%. Reading a table once callocked a
 # 1 MiB conversion buffer (now sized to the table: -45% CPU on 1,000 points).
 #
+# 2026-11-26, later (same 100 files / 10,000 points, 345 MB; simrun before and after run in
+# turn, 3 each, at load average 11-18 from 4 other helpers' builds, so wall is 2-4 min and only
+# CPU compares): 24.7 s CPU (median; 24.4-27.0) before, 20.2 s (19.8-22.0) after raising
+# HDF5's free-list limits during the merge (h5::FreeListLimits). Earlier the same day at load
+# 10: 65 s wall, 26.4 s CPU. Target still not met. Profile (perf record --call-graph dwarf,
+# 1,000 points, after), in shares of the whole merge: H5Ocopy 83% (within it: attribute copies
+# ~25-30%, the vlen conversion through the global heaps ~20%, metadata cache inserts and
+# evictions ~18%, the datasets' raw data ~10%), closing each input (freeing its cached
+# headers) 7%, reading the inputs' /meta and point attributes 4%, writing /sweep and closing
+# the output 2%; libc malloc/free ~20% and pread/pwrite ~11% (49 preads and 27 pwrites per
+# point) inside those. The remaining cost is
+# HDF5 1.10's per-object copy (~1.5 ms per point of 12 objects and 35 vlen-string attributes).
+# Measured and rejected (no gain beyond the +-15% noise of this host, or slower): one
+# H5Ocopy of an input's whole /points group then links moved; the core driver for the output
+# (with backing store) or the inputs; libver bounds latest; a 64 MiB fixed metadata cache
+# (less eviction, but the same work moves to the final flush); H5Pset_meta_block_size and
+# small_data_block_size 64 KiB-1 MiB; copying without H5Ocopy (re-creating each dataset and
+# attribute from raw H5Dread/H5Aread bytes: 2.3x slower). 10 s on 2 cores would need the copy
+# split over both cores, which one HDF5 file cannot take from two processes.
+#
 #   tools/bench/merge_bench.sh [build dir] [files] [points]
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
