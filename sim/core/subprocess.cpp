@@ -157,22 +157,29 @@ void drain(int fd, std::string& out) {
   ::close(fd);
 }
 
+/// Flushes stdio (so buffered output is not written twice) and forks; when fork fails, closes
+/// both ends of the new pipe or socket pair and throws SimError.
+pid_t fork_or_close(const int (&ends)[2]) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int err = errno;
+    ::close(ends[0]);
+    ::close(ends[1]);
+    throw SimError(std::string("fork failed: ") + std::strerror(err));
+  }
+  return pid;
+}
+
 }  // namespace
 
 ChildFactory::ChildFactory(Body body) : body_(std::move(body)) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
     throw SimError(std::string("socketpair failed: ") + std::strerror(errno));
-  std::fflush(stdout);
-  std::fflush(stderr);
   const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    const int err = errno;
-    ::close(sv[0]);
-    ::close(sv[1]);
-    throw SimError(std::string("fork failed: ") + std::strerror(err));
-  }
+  const pid_t pid = fork_or_close(sv);
   if (pid == 0) {
     ::close(sv[0]);
     zygote_loop(become_child(parent, sv[1]), body_);
@@ -246,16 +253,8 @@ bool write_all(int fd, const std::string& s) {
 Child fork_child(const std::function<int(int fd)>& body) {
   int fds[2];
   if (::pipe(fds) != 0) throw SimError(std::string("pipe failed: ") + std::strerror(errno));
-  std::fflush(stdout);
-  std::fflush(stderr);
   const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    const int err = errno;
-    ::close(fds[0]);
-    ::close(fds[1]);
-    throw SimError(std::string("fork failed: ") + std::strerror(err));
-  }
+  const pid_t pid = fork_or_close(fds);
   if (pid == 0) {
     ::close(fds[0]);
     run_child_body(body, become_child(parent, fds[1]));

@@ -200,26 +200,9 @@ TEST_CASE("scalesim mode reproduces SCALE-Sim's DETAILED_ACCESS_REPORT on small 
   REQUIRE(rows.size() == 24);
   Checker ck;
   for (const auto& row : rows) {
-    models::scalesim::ArrayConfig a;
-    a.rows = row.num("array_rows");
-    a.cols = row.num("array_cols");
-    a.ifmap_sram_kb = a.filter_sram_kb = row.num("ifmap_filter_sram_kb");
-    a.ofmap_sram_kb = row.num("ofmap_sram_kb");
-    a.user_bandwidth = row["bw_mode"] == "USER";
-    a.bandwidth = row.num("bandwidth");
-    const std::string df = row["dataflow"];
-    a.dataflow = df == "os"   ? models::scalesim::Dataflow::kOs
-                 : df == "ws" ? models::scalesim::Dataflow::kWs
-                              : models::scalesim::Dataflow::kIs;
-    models::scalesim::ConvLayer l;
-    l.ifmap_h = row.num("ifmap_h");
-    l.ifmap_w = row.num("ifmap_w");
-    l.filter_h = row.num("filter_h");
-    l.filter_w = row.num("filter_w");
-    l.channels = row.num("channels");
-    l.num_filters = row.num("num_filters");
-    l.stride_h = l.stride_w = row.num("stride");
-    const std::string key = row["bw_mode"] + " " + df + " " + row["layer_name"];
+    const models::scalesim::ArrayConfig a = test::row_array(row);
+    const models::scalesim::ConvLayer l = test::row_layer(row);
+    const std::string key = row["bw_mode"] + " " + row["dataflow"] + " " + l.name;
     auto cyc = [](std::int64_t v) { return python_float(static_cast<double>(v)); };
     auto num = [](std::int64_t v) { return std::to_string(v); };
     for (const LayerResult& r :
