@@ -10,6 +10,7 @@
 #include <chrono>
 #include <csignal>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <thread>
 
@@ -45,6 +46,34 @@ bool dies_within(pid_t pid, double seconds) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return dead(pid);
+}
+
+/// A middle process runs `start_sleeper` (which starts a sleeping child and returns its pid),
+/// reports the pid and is killed: the child must die with it.
+void check_dies_with_middle(const std::function<pid_t()>& start_sleeper) {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  const pid_t middle = ::fork();
+  REQUIRE(middle >= 0);
+  if (middle == 0) {
+    ::close(fds[0]);
+    write_all(fds[1], std::to_string(start_sleeper()) + "\n");
+    ::sleep(60);
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string text;
+  char buf[64];
+  for (ssize_t n;
+       text.find('\n') == std::string::npos && (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+    text.append(buf, static_cast<size_t>(n));
+  ::close(fds[0]);
+  const pid_t grandchild = std::stoi(text);
+  REQUIRE(grandchild > 0);
+  CHECK_FALSE(dead(grandchild));
+  ::kill(middle, SIGKILL);
+  ::waitpid(middle, nullptr, 0);
+  CHECK(dies_within(grandchild, 5));
 }
 
 stats::PointResult tiny_result(int id) {
@@ -138,33 +167,13 @@ TEST_CASE("children die with their parent and keep none of its files", "[unit][r
   CHECK(o.data == "3");
 
   // A middle process forks a sleeping child, reports its pid and is killed: the child follows.
-  int fds[2];
-  REQUIRE(::pipe(fds) == 0);
-  const pid_t middle = ::fork();
-  REQUIRE(middle >= 0);
-  if (middle == 0) {
-    ::close(fds[0]);
-    const Child c = fork_child([](int) {
-      ::sleep(60);
-      return 0;
-    });
-    write_all(fds[1], std::to_string(c.pid) + "\n");
-    ::sleep(60);
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  std::string text;
-  char buf[64];
-  for (ssize_t n;
-       text.find('\n') == std::string::npos && (n = ::read(fds[0], buf, sizeof buf)) > 0;)
-    text.append(buf, static_cast<size_t>(n));
-  ::close(fds[0]);
-  const pid_t grandchild = std::stoi(text);
-  REQUIRE(grandchild > 0);
-  CHECK_FALSE(dead(grandchild));
-  ::kill(middle, SIGKILL);
-  ::waitpid(middle, nullptr, 0);
-  CHECK(dies_within(grandchild, 5));
+  check_dies_with_middle([] {
+    return fork_child([](int) {
+             ::sleep(60);
+             return 0;
+           })
+        .pid;
+  });
 }
 
 TEST_CASE("a child factory's children run their task, end as fork_child's, and die with it",
@@ -195,33 +204,13 @@ TEST_CASE("a child factory's children run their task, end as fork_child's, and d
   ::close(first);
 
   // A middle process with a factory starts a sleeping child and is killed: the child follows.
-  int fds[2];
-  REQUIRE(::pipe(fds) == 0);
-  const pid_t middle = ::fork();
-  REQUIRE(middle >= 0);
-  if (middle == 0) {
-    ::close(fds[0]);
-    ChildFactory f([](std::uint64_t, int) {
+  check_dies_with_middle([] {
+    auto* f = new ChildFactory([](std::uint64_t, int) {  // kept until the middle is killed
       ::sleep(60);
       return 0;
     });
-    write_all(fds[1], std::to_string(f.start(0).pid) + "\n");
-    ::sleep(60);
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  std::string text;
-  char buf[64];
-  for (ssize_t n;
-       text.find('\n') == std::string::npos && (n = ::read(fds[0], buf, sizeof buf)) > 0;)
-    text.append(buf, static_cast<size_t>(n));
-  ::close(fds[0]);
-  const pid_t grandchild = std::stoi(text);
-  REQUIRE(grandchild > 0);
-  CHECK_FALSE(dead(grandchild));
-  ::kill(middle, SIGKILL);
-  ::waitpid(middle, nullptr, 0);
-  CHECK(dies_within(grandchild, 5));
+    return f->start(0).pid;
+  });
 }
 
 TEST_CASE("a point past --point-timeout is stopped and recorded as failed", "[unit][reliability]") {
