@@ -146,10 +146,9 @@ int run_compare(const std::vector<std::string>& args) {
     pairs.emplace_back(&p, it->second);
     by_label.erase(it);
   }
-  std::cout << fmt::format(
-      "A: {} ({} points)\nB: {} ({} points)\n{} matched by their swept "
-      "values\n",
-      fa, pa.size(), fb, pb.size(), pairs.size());
+  auto points = [](size_t n) { return fmt::format("{} point{}", n, n == 1 ? "" : "s"); };
+  std::cout << fmt::format("A: {} ({})\nB: {} ({})\n{} matched by their swept values\n", fa,
+                           points(pa.size()), fb, points(pb.size()), pairs.size());
   const auto keys = differing_keys(pairs, fa, fb);
   std::cout << (keys.empty() ? "\nconfiguration keys that differ: none\n"
                              : "\nconfiguration keys that differ:\n");
