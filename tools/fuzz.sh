@@ -43,7 +43,9 @@ mkdir -p "$build/fuzz/artifacts"
 # when no frame is left (libFuzzer's RSS limit, checked from a thread of its own).
 blamed_module() {
   local report frame
-  report="$("$build/fuzz/fuzz_$1" "$2" 2>&1)" && { echo none; return; }
+  # -timeout: an input that spins inside libhdf5 (one did: results_heap_spin.h5 in tests/data/fuzz)
+  # would otherwise run for libFuzzer's default 1200 s before its stack is printed.
+  report="$("$build/fuzz/fuzz_$1" -timeout=60 "$2" 2>&1)" && { echo none; return; }
   frame="$(grep -E '^ +#[0-9]+ ' <<<"$report" |
     grep -vE '__interceptor_|__asan|__sanitizer|__lsan|fuzzer::|libc\.so|sysdeps|csu/|libstdc\+\+|abort|raise| in (main|_start|__libc_start[a-z_]*|malloc|calloc|realloc|free|operator new|mem[a-z]*|str[a-z]*)[ (]' |
     head -1)"

@@ -1,10 +1,15 @@
 // read_points_isolated: read_points() in a child process. libhdf5 does not validate every
-// on-disk structure, and a corrupted file can crash it (SIGSEGV inside the library); reading in
-// a child turns that into a one-line ConfigError instead of taking the caller down.
+// on-disk structure, and a corrupted file can crash it (SIGSEGV inside the library) or make it
+// spin (a global heap look-up that never ends, found by tests/fuzz/fuzz_results.cpp); reading
+// in a child with a CPU-time limit turns either into a one-line ConfigError instead of taking
+// the caller down or hanging it.
 #include <fmt/format.h>
+#include <sys/resource.h>
 
+#include <csignal>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 
 #include "sim/core/input_file.h"
 #include "sim/core/subprocess.h"
@@ -40,11 +45,30 @@ std::vector<PointResult> unframe(const std::string& data, const std::string& pat
   return out;
 }
 
+/// CPU seconds a child may spend reading `path`: 20 s plus 1 s per MiB. Reading runs at tens of
+/// MiB per CPU-second (a 345 MB merged file of 10,000 points: a few seconds), so only a reader
+/// stuck inside libhdf5 reaches it.
+rlim_t read_cpu_limit_s(const std::string& path) {
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(path, ec);
+  return 20 + (ec ? 0 : static_cast<rlim_t>(bytes >> 20));
+}
+
 }  // namespace
 
 std::vector<PointResult> read_points_isolated(const std::string& path) {
   if (non_regular_kind(path) != "missing") require_regular_file(path, {path});
-  const ChildOutcome o = run_catching_in_child([&](int) { return frame(read_points(path)); });
+  const rlim_t limit = read_cpu_limit_s(path);
+  const ChildOutcome o = run_catching_in_child([&](int) {
+    const rlimit cpu{limit, limit + 1};  // SIGXCPU at the soft limit
+    setrlimit(RLIMIT_CPU, &cpu);
+    return frame(read_points(path));
+  });
+  if (o.signal == SIGXCPU)
+    throw ConfigError({path}, "",
+                      fmt::format("the results file is corrupted: reading it spun inside the "
+                                  "HDF5 library for {} CPU-seconds and was stopped",
+                                  limit));
   if (o.signal)
     throw ConfigError({path}, "",
                       fmt::format("the results file is corrupted: reading it crashed the HDF5 "

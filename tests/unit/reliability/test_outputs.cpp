@@ -300,3 +300,16 @@ TEST_CASE("a corrupted results file is an error, never a crash", "[unit][reliabi
   CHECK(config_error([&] { stats::read_points_isolated("/dev/zero"); }) ==
         "/dev/zero: is a character device, expected a file");
 }
+
+// tests/data/fuzz/results_heap_spin.h5: an 87 KB results file from tests/fuzz/fuzz_results.cpp
+// (tools/fuzz.sh results, 2026-11-26) on which libhdf5 1.10's H5Aread of a point's string
+// attribute never returns (H5HG_read -> H5C_protect spins). The isolated reader stops it at its
+// CPU-time limit (20 s for a file this small): a one-line error, not a hang.
+TEST_CASE("a results file that makes libhdf5 spin is one error line, not a hang",
+          "[unit][reliability]") {
+  const std::string path = test::source_dir() + "/tests/data/fuzz/results_heap_spin.h5";
+  const std::string e = config_error([&] { stats::read_points_isolated(path); });
+  CHECK(e == path +
+                 ": the results file is corrupted: reading it spun inside the HDF5 library for "
+                 "20 CPU-seconds and was stopped");
+}
