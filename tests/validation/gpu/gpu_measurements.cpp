@@ -124,6 +124,18 @@ std::vector<LlmRow> load_llm_rows(const std::string& run) {
   return rows;
 }
 
+std::vector<HeldoutRow> load_heldout_rows(const std::string& run) {
+  const auto lines = read_csv(data_dir() + "/" + run + ".csv");
+  std::vector<HeldoutRow> rows;
+  for (std::size_t i = 1; i < lines.size(); ++i) {  // line 0: the header
+    const auto& f = lines[i];
+    if (f.size() < 7) throw std::runtime_error(run + ".csv: short line " + std::to_string(i));
+    rows.push_back(
+        {std::stoi(f[0]), f[1], f[2], f[3], number(f[4]), number(f[5]), f.size() > 7 ? f[7] : ""});
+  }
+  return rows;
+}
+
 const MeasuredRow& find_row(const std::vector<MeasuredRow>& rows, const std::string& group,
                             const std::string& name, const std::string& shape) {
   for (const auto& r : rows)

@@ -65,6 +65,15 @@ struct LlmRow {
 };
 /// data/<run>.csv of measure/llm.py; throws std::runtime_error when unreadable.
 std::vector<LlmRow> load_llm_rows(const std::string& run);
+/// One row of data/<gpu>_heldout_run*.csv (measure/heldout.py): a held-out shape timed in a CUDA
+/// graph (`graph_seconds`, the validated quantity) and eagerly, in measurement pass `pass`.
+struct HeldoutRow {
+  int pass = 0;
+  std::string kind, dtype, shape;
+  double graph_seconds = 0, eager_seconds = 0;
+  std::string kernels;
+};
+std::vector<HeldoutRow> load_heldout_rows(const std::string& run);
 /// The first row with this group, name (and shape, unless empty); throws when absent.
 const MeasuredRow& find_row(const std::vector<MeasuredRow>& rows, const std::string& group,
                             const std::string& name, const std::string& shape = "");

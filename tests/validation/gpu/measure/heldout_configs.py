@@ -1,0 +1,72 @@
+"""Writes the simulator's experiments for the held-out shapes (../heldout_<kind>_<gpu>.yaml) from
+heldout_shapes.csv: one zip sweep per kind and GPU preset, the points in the CSV's order.
+test_gpu_heldout.cpp reads the same CSV and checks every shape is simulated exactly once."""
+import csv
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GPUS = (("h100", "h100_sxm5", "H100 SXM5"), ("h200", "h200_sxm", "H200 SXM"))
+LAYERS = {
+    "gemm": "{name: gemm, m: m, n: n, k: k}",
+    "gemm_fp8": "{name: gemm, m: m, n: n, k: k, dtype: fp8_e4m3}",
+    # PyTorch's flash backend is FlashAttention-2 (README.md: the sdpa_flash rows)
+    "attention": "{name: attention, op: attention, batch: b, heads: h, seq_q: s, head_dim: d}",
+    # padding r // 2, as F.conv2d(..., padding=k // 2) in measure/heldout.py
+    "conv": "{name: conv, op: conv2d, n: n, h: hw, w: hw, c: c, k: k, r: r, s: r, stride: st, "
+            "pad: '(r - 1) / 2'}",
+}
+
+
+def fields(kind, shape):
+    """The swept parameters of one shape, in zip order."""
+    if kind.startswith("gemm"):
+        return dict(zip("mnk", shape.split("x")))
+    out = {}
+    for part in shape.split("_"):
+        key = "hw" if part.startswith("hw") else part[0]
+        out[key] = part[len(key):]
+    if kind == "attention":
+        out["causal"] = "true" if out.pop("c") == "1" else "false"
+        return out
+    out["st"] = out.pop("s")
+    return out
+
+
+def experiment(kind, gpu, preset, title, shapes):
+    cols = {}
+    for s in shapes:
+        for k, v in fields(kind, s).items():
+            cols.setdefault(k, []).append(v)
+    lines = ["# Held-out %s shapes on the %s preset (README.md, \"Held-out random shapes\"):" % (kind, title),
+             "# written by measure/heldout_configs.py from measure/heldout_shapes.csv; do not edit.",
+             "name: heldout-%s-%s" % (kind.replace("_", "-"), gpu),
+             "base: ../../../configs/presets/%s.yaml" % preset,
+             "workload:",
+             "  name: %s" % kind,
+             "  params: {%s}" % ", ".join("%s: %s" % (k, v[0]) for k, v in cols.items() if k != "causal"),
+             "  layers:",
+             "    - " + LAYERS[kind]]
+    if kind == "attention":
+        lines += ["system:", "  mapping: {force_fa2: true}"]
+    lines += ["sweep:", "  zip:"]
+    first = True
+    for k, v in cols.items():
+        path = "workload.layers[0].causal" if k == "causal" else "workload.params." + k
+        lines.append(("    - " if first else "      ") + "%s: [%s]" % (path, ", ".join(v)))
+        first = False
+    lines.append("output: {file: heldout_%s_%s.h5}" % (kind, gpu))
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    with open(os.path.join(HERE, "heldout_shapes.csv")) as f:
+        rows = list(csv.DictReader(f))
+    for gpu, preset, title in GPUS:
+        for kind in LAYERS:
+            shapes = [r["shape"] for r in rows if r["kind"] == kind]
+            with open(os.path.join(HERE, "..", "heldout_%s_%s.yaml" % (kind, gpu)), "w") as f:
+                f.write(experiment(kind, gpu, preset, title, shapes))
+
+
+if __name__ == "__main__":
+    main()
