@@ -55,7 +55,8 @@ struct NcclChoice {
   NcclAlgorithm algorithm = NcclAlgorithm::kRing;
   NcclProtocol protocol = NcclProtocol::kSimple;
   int channels = 1;
-  double model_s = 0;  ///< NCCL's own estimate (tuning.cc: latency + S / bandwidth)
+  double model_s = 0;       ///< NCCL's own estimate (tuning.cc: latency + S / bandwidth)
+  std::uint64_t chunk = 0;  ///< NVLS: bytes per channel and head each loop (enqueue.cc)
 };
 
 /// NCCL's choice for `spec` on the node `c` (src/graph/tuning.cc, src/enqueue.cc).
@@ -68,6 +69,10 @@ CollectivePlan append_nccl(IciSchedule& s, const NvSwitchRoutes& routes, const N
 /// The alpha-beta time of `choice` on an idle node, in seconds (README: the formulas).
 double nccl_alpha_beta_seconds(const NvlinkConfig& c, const NcclSpec& spec,
                                const NcclChoice& choice);
+
+/// NCCL's NVLS chunk for an all-reduce of `bytes` over `channels` channels: `nvls_chunk` (its
+/// largest), halved down to 16 KiB for sizes that would give each channel and head few chunks.
+std::uint64_t nccl_nvls_chunk(const NvlinkConfig& c, std::uint64_t bytes, int channels);
 
 /// NCCL's NVLS latency (launch to first data), in seconds.
 double nccl_nvls_latency_s();

@@ -129,7 +129,8 @@ NcclChoice nccl_choose(const NvlinkConfig& c, const NcclSpec& spec) {
       const double t = tuning_time_us(c, spec, a, pr, nc);
       if (t < best_t) {
         best_t = t;
-        best = NcclChoice{a, pr, nc, t * 1e-6};
+        best = NcclChoice{a, pr, nc, t * 1e-6, 0};
+        if (a == NcclAlgorithm::kNvls) best.chunk = nccl_nvls_chunk(c, spec.bytes, nc);
       }
     }
   }
@@ -162,6 +163,22 @@ double nccl_alpha_beta_seconds(const NvlinkConfig& c, const NcclSpec& spec,
       return launch + hop + bytes * (p - 1) / p / b;
   }
   return 0;
+}
+
+// NCCL 2.18.5 (the version measured), src/enqueue.cc computeColl, NCCL_ALGO_NVLS: the chunk
+// starts at 128 KiB (maxChunkSize; `nvls_chunk` here) and drops to 64, 32 and 16 KiB while the
+// all-reduce's bytes are below 64, 8 and 2 x (channels x nHeads x chunk), so that every
+// (channel, head) still has several chunks to pipeline. nHeads is the NVLS graph's channel
+// count, one per GPU on a node (src/graph/connect.cc connectNvls: nHeads = nvlsGraph->nChannels;
+// src/graph/search.cc: "NVLS channels correspond to GPUs pulling from NVLS. So the more the
+// better", at most the GPU count, and forced to it when the node has no NIC).
+std::uint64_t nccl_nvls_chunk(const NvlinkConfig& c, std::uint64_t bytes, int channels) {
+  std::uint64_t chunk = c.nvls_chunk.value();
+  const auto ops = static_cast<std::uint64_t>(channels) * static_cast<std::uint64_t>(c.gpus);
+  const std::uint64_t steps[3][2] = {{64, 64 << 10}, {8, 32 << 10}, {2, 16 << 10}};
+  for (const auto& st : steps)
+    if (bytes < st[0] * ops * chunk && chunk > st[1]) chunk = st[1];
+  return chunk;
 }
 
 double nccl_nvls_latency_s() { return kNvlsLatencyUs * 1e-6; }

@@ -120,7 +120,7 @@ void append_nvls(IciSchedule& s, const NvSwitchRoutes& routes, const NvlinkConfi
                  const NcclSpec& spec, const NcclChoice& ch) {
   const int p = static_cast<int>(c.gpus);
   const ChipId fabric = routes.fabric();
-  const std::uint64_t chunk = c.nvls_chunk.value();
+  const std::uint64_t chunk = ch.chunk > 0 ? ch.chunk : nccl_nvls_chunk(c, spec.bytes, ch.channels);
   const std::uint64_t part = ceil_div(spec.bytes, static_cast<std::uint64_t>(p));
   const std::uint64_t launch = ps(nccl_nvls_latency_s() * 1e6);
   const int nc = ch.channels;

@@ -38,12 +38,16 @@ void validate(const NvlinkConfig& c, const config::Node& n, const std::string& p
 // * ASSUMPTION credits 4096 packets (plausible 512-8192): covers the credit loop at 450 GB/s.
 // * nvls_efficiency 0.85: NCCL's NVLS efficiency for Hopper (NVIDIA/nccl, nvlsEfficiency in its
 //   tuning code, NCCL 2.19 on; read in public notes on that code, not in the repository).
-// * ASSUMPTION nccl_channels 32 on H100, 24 on A100 (plausible 8-32; NCCL_MAX_CHANNELS is 32):
-//   what NCCL's topology search opens on an NVSwitch node. nvls_channels 16 and nvls_chunk
-//   128 KiB: NCCL's NVLS_NCHANNELS (SM90) and NVLS_CHUNKSIZE defaults (NVIDIA/nccl
-//   src/transport/nvls.cc); that the chunk is per channel and owner is this model's reading.
-//   ASSUMPTION nvls_window 4 (plausible 2-8): NVLS chunks in flight per channel and rank, half
-//   of NCCL_STEPS as the Simple protocol's slices are.
+// * nccl_channels 24 on A100: NCCL 2.18.5's topology search (src/graph/search.cc: 6 rings at
+//   40 GB/s on 12 x 20 GB/s NVLinks, duplicated to 12; src/graph/connect.cc doubles them), as an
+//   HGX A100 log shows ("Channel 23/24", NVIDIA/nccl-tests issue #100). ASSUMPTION 32 on H100
+//   (plausible 8-32; NCCL_MAX_CHANNELS is 32), for its rings (NVLS does all-reduces). nvls_channels
+//   16: NCCL's NVLS_NCHANNELS (NVIDIA/nccl src/transport/nvls.cc). nvls_chunk 128 KiB:
+//   NCCL 2.18.5's largest NVLS chunk per channel and head (src/enqueue.cc computeColl,
+//   maxChunkSize; the kernel, src/collectives/device/all_reduce.h, gives each (channel, head) one
+//   chunk per loop); NCCL halves it for smaller all-reduces (nccl_nvls_chunk). ASSUMPTION
+//   nvls_window 4 (plausible 2-8): NVLS chunks in flight per channel and rank, half of NCCL_STEPS
+//   as the Simple protocol's slices are.
 const config::SchemaOf<NvlinkConfig>& NvlinkConfig::schema() {
   static const config::SchemaOf<NvlinkConfig> s = [] {
     config::SchemaOf<NvlinkConfig> b("nvlink",
@@ -78,7 +82,8 @@ const config::SchemaOf<NvlinkConfig>& NvlinkConfig::schema() {
     b.integer("nvls_channels", &NvlinkConfig::nvls_channels, 16, 1, 64,
               "NCCL NVLS channels per collective", "channels");
     b.bytes("nvls_chunk", &NvlinkConfig::nvls_chunk, std::string("128KiB"), Bytes(1024),
-            Bytes(1 << 26), "NCCL NVLS chunk per rank and channel (NCCL_NVLS_CHUNKSIZE)");
+            Bytes(1 << 26),
+            "NCCL's largest NVLS chunk per channel and head (smaller for small sizes)");
     b.integer("nvls_window", &NvlinkConfig::nvls_window, 4, 1, 64,
               "NVLS chunks a channel keeps in flight per rank (ASSUMPTION)", "chunks");
     b.check(validate);

@@ -29,7 +29,7 @@ struct NvlinkConfig {
   double nvls_efficiency = 0;        ///< the switch's reduce/multicast rate / the link rate
   std::int64_t nccl_channels = 0;    ///< NCCL ring channels (CTAs) per collective
   std::int64_t nvls_channels = 0;    ///< NCCL NVLS channels
-  Bytes nvls_chunk{0};               ///< NCCL NVLS chunk per rank and channel
+  Bytes nvls_chunk{0};               ///< NCCL's largest NVLS chunk per channel and head
   std::int64_t nvls_window = 0;      ///< NVLS chunks in flight per channel and rank
 
   static const config::SchemaOf<NvlinkConfig>& schema();

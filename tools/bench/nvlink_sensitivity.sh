@@ -20,7 +20,7 @@ for p in hgx_a100_8.yaml hgx_h100_8.yaml; do
     row $p "$kv" --set "$kv"
   done
   if [ $p = hgx_h100_8.yaml ]; then
-    for kv in nvls_chunk=32768 nvls_chunk=1048576 nvls_window=2 nvls_window=8; do
+    for kv in nvls_window=2 nvls_window=8; do
       row $p "$kv" --set "$kv"
     done
   fi

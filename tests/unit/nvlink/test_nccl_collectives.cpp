@@ -76,6 +76,40 @@ TEST_CASE("NCCL choice: NVLS for large all-reduces on H100, ring for the rest", 
   CHECK_THROWS_AS(nccl_choose(a100(), forced), ConfigError);
 }
 
+TEST_CASE("NCCL NVLS chunk: 128 KiB from 1 GiB, then 64, 32, 16 KiB as the size shrinks",
+          "[unit][nvlink]") {
+  const NvlinkConfig c = h100();  // 8 GPUs (heads) x 16 NVLS channels: 128 concurrent chunks
+  const std::uint64_t ops = 16 * 8;
+  CHECK(nccl_nvls_chunk(c, 64 * ops * (128 << 10), 16) == (128u << 10));  // 1 GiB
+  CHECK(nccl_nvls_chunk(c, 64 * ops * (128 << 10) - 1, 16) == (64u << 10));
+  CHECK(nccl_nvls_chunk(c, 8 * ops * (64 << 10), 16) == (64u << 10));  // 64 MiB
+  CHECK(nccl_nvls_chunk(c, 8 * ops * (64 << 10) - 1, 16) == (32u << 10));
+  CHECK(nccl_nvls_chunk(c, 2 * ops * (32 << 10), 16) == (32u << 10));  // 8 MiB
+  CHECK(nccl_nvls_chunk(c, 2 * ops * (32 << 10) - 1, 16) == (16u << 10));
+  CHECK(nccl_nvls_chunk(c, 1, 16) == (16u << 10));
+  CHECK(nccl_nvls_chunk(c, 8ull << 30, 16) == (128u << 10));
+  // Fewer channels: the same chunk count per (channel, head) at a quarter of the size.
+  CHECK(nccl_nvls_chunk(c, (1ull << 30) / 4, 4) == (128u << 10));
+  // The choice carries it, and the schedule cuts the data into it: 16 MiB = 8 heads x 16
+  // channels x 4 loops x 32 KiB, so every GPU sends 4 x 16 x 8 reads up, each 32 KiB / 0.85.
+  const NcclChoice ch = nccl_choose(c, spec_of(CollectiveOp::kAllReduce, 16ull << 20));
+  REQUIRE(ch.algorithm == NcclAlgorithm::kNvls);
+  CHECK(ch.chunk == (32u << 10));
+  IciSchedule s;
+  const NvSwitchRoutes routes(8);
+  append_nccl(s, routes, c, spec_of(CollectiveOp::kAllReduce, 16ull << 20), ch);
+  std::size_t reads = 0;
+  const auto wire = static_cast<std::uint64_t>(std::ceil((32 << 10) / c.nvls_efficiency));
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const IciSchedule::Message& m = s.message(static_cast<IciMessageId>(i));
+    if (m.src == 0 && m.dst == routes.fabric()) {
+      CHECK(m.bytes == wire);
+      ++reads;
+    }
+  }
+  CHECK(reads == 4 * 16 * 8 + 4 * 16);  // reads of every owner's shard, and its own stores
+}
+
 TEST_CASE("NCCL schedules move the bytes their algorithms need", "[unit][nvlink]") {
   const std::uint64_t S = 48'000'017;
   const int p = 8;
