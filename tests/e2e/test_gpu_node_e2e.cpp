@@ -94,9 +94,16 @@ TEST_CASE("gpu_node: impossible node and parallel setups exit 2 with one line",
   check_rejected(base + "system: {nvlink: {gpus: 9}, parallel: {tensor: 8}}\n" + gpt,
                  "system.parallel.tensor: tensor = 8 does not divide the node's 9 GPUs");
   check_rejected(base + "system: {parallel: {data: 4, tensor: 4}}\n" + gpt,
-                 "system.parallel.data: data x tensor = 4 x 4 = 16, but the node has 8 GPUs");
+                 "system.parallel.data: data x tensor x pipeline = 4 x 4 x 1 = 16, but the node "
+                 "has 8 GPUs");
   check_rejected(base + "system: {parallel: {tensor: 8, pipeline: 2}}\n" + gpt,
-                 "system.parallel.pipeline: pipeline parallelism is not modelled on GPUs yet");
+                 "system.parallel.pipeline: tensor x pipeline = 8 x 2 = 16 does not divide the "
+                 "node's 8 GPUs");
+  check_rejected(base + "system: {parallel: {tensor: 8, microbatches: 2}}\n" + gpt,
+                 "system.parallel.microbatches: 2 micro-batches need pipeline stages");
+  // Two micro-batches of one sequence (GPT-3's default batch 1).
+  check_rejected(base + "system: {parallel: {tensor: 4, pipeline: 2, microbatches: 2}}\n" + gpt,
+                 "system.parallel.microbatches: 2 micro-batches do not divide");
   // A collective over torus axes: a node has none.
   check_rejected(base +
                      "workload:\n  layers:\n    - {name: ar, op: all_reduce, bytes: 1MiB, "

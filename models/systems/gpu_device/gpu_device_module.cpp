@@ -71,8 +71,7 @@ void GpuDeviceModule::set_trace(TraceRecorder* rec, std::vector<std::uint32_t> k
 
 std::vector<GpuKernelRun> GpuDeviceModule::run(const std::vector<workloads::GpuKernel>& kernels) {
   std::vector<GpuKernelRun> runs;
-  kernels_ = &kernels;
-  runs_ = &runs;
+  load(kernels, runs);
   sc_core::sc_start();  // until no event is pending: every kernel done (or a deadlock)
   if (runs.size() != kernels.size())
     throw SimError("gpu_device: the simulation stopped before every kernel finished (deadlock)");

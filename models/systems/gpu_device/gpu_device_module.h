@@ -36,6 +36,12 @@ class GpuDeviceModule : public sc_core::sc_module {
 
   /// Runs the kernels in order (one sc_start); one record per kernel.
   std::vector<GpuKernelRun> run(const std::vector<workloads::GpuKernel>& kernels);
+  /// Gives the stream its kernels and where to record them, for a caller that runs several
+  /// devices under its own sc_start (both must outlive it). Call before sc_start.
+  void load(const std::vector<workloads::GpuKernel>& kernels, std::vector<GpuKernelRun>& runs) {
+    kernels_ = &kernels;
+    runs_ = &runs;
+  }
   /// Records the SMs' copies and the L2's HBM traffic into `rec` (gpu_device_trace.h), each
   /// kernel's under its layer (`kernel_layer`, one per kernel). Call before run().
   void set_trace(TraceRecorder* rec, std::vector<std::uint32_t> kernel_layer);

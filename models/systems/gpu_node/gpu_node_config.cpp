@@ -13,21 +13,26 @@ namespace {
 void validate(const GpuNodeConfig& c, const config::Node& n, const std::string& p) {
   const GpuParallelConfig& par = c.parallel;
   const std::int64_t gpus = c.nvlink.gpus;
-  if (par.pipeline > 1)
+  const std::int64_t tp = par.tensor * par.pipeline;
+  if (par.pipeline == 1 && par.microbatches > 1)
     throw_parallel_error(
-        n, p, "pipeline",
-        "pipeline parallelism is not modelled on GPUs yet (models/systems/gpu_node/README.md); "
-        "use pipeline: 1");
-  if (par.data == 0 && gpus % par.tensor)
+        n, p, "microbatches",
+        fmt::format("{} micro-batches need pipeline stages (pipeline > 1); use microbatches: 1",
+                    par.microbatches));
+  if (par.data == 0 && gpus % tp)
     throw_parallel_error(
-        n, p, "tensor",
-        fmt::format("tensor = {} does not divide the node's {} GPUs", par.tensor, gpus));
-  const std::int64_t data = par.data ? par.data : gpus / par.tensor;
-  if (data * par.tensor != gpus)
+        n, p, par.pipeline > 1 ? "pipeline" : "tensor",
+        par.pipeline > 1
+            ? fmt::format("tensor x pipeline = {} x {} = {} does not divide the node's {} GPUs",
+                          par.tensor, par.pipeline, tp, gpus)
+            : fmt::format("tensor = {} does not divide the node's {} GPUs", par.tensor, gpus));
+  const std::int64_t data = par.data ? par.data : gpus / tp;
+  if (data * tp != gpus)
     throw_parallel_error(
         n, p, "data",
-        fmt::format("data x tensor = {} x {} = {}, but the node has {} GPUs (nvlink.gpus)", data,
-                    par.tensor, data * par.tensor, gpus));
+        fmt::format("data x tensor x pipeline = {} x {} x {} = {}, but the node has {} GPUs "
+                    "(nvlink.gpus)",
+                    data, par.tensor, par.pipeline, data * tp, gpus));
 }
 
 }  // namespace
@@ -36,21 +41,28 @@ workloads::ParallelDegrees GpuNodeConfig::degrees() const {
   workloads::ParallelDegrees d;
   d.tensor = parallel.tensor;
   d.pipeline = parallel.pipeline;
-  d.data = parallel.data ? parallel.data : nvlink.gpus / parallel.tensor;
+  d.data = parallel.data ? parallel.data : nvlink.gpus / (parallel.tensor * parallel.pipeline);
   return d;
 }
 
 const config::SchemaOf<GpuParallelConfig>& GpuParallelConfig::schema() {
   static const config::SchemaOf<GpuParallelConfig> s = [] {
     config::SchemaOf<GpuParallelConfig> b(
-        "parallel", "how the workload is spread over the node's GPUs: data x tensor = GPUs");
+        "parallel",
+        "how the workload is spread over the node's GPUs: data x tensor x pipeline = GPUs");
     b.integer("data", &GpuParallelConfig::data, 0, 0, 1 << 20,
-              "data-parallel ways: the batch split (0: gpus / tensor)", "GPUs")
+              "data-parallel ways: the batch split (0: gpus / (tensor x pipeline))", "GPUs")
         .integer("tensor", &GpuParallelConfig::tensor, 1, 1, 1 << 20,
                  "tensor-parallel ways (Megatron column/row splits); groups of consecutive GPUs",
                  "GPUs")
         .integer("pipeline", &GpuParallelConfig::pipeline, 1, 1, 1 << 20,
-                 "pipeline stages (not modelled on GPUs yet: 1)", "stages");
+                 "GPipe pipeline stages: contiguous runs of layers balanced by MACs, each on "
+                 "data x tensor consecutive GPUs",
+                 "stages")
+        .integer("microbatches", &GpuParallelConfig::microbatches, 1, 1, 1 << 20,
+                 "GPipe micro-batches: each data-parallel replica's batch split this many ways "
+                 "(needs pipeline > 1)",
+                 "micro-batches");
     return b;
   }();
   return s;
@@ -65,7 +77,7 @@ const config::SchemaOf<GpuNodeConfig>& GpuNodeConfig::schema() {
         .group("nvlink", &GpuNodeConfig::nvlink, NvlinkConfig::schema(),
                "the node's NVLink/NVSwitch network and NCCL settings")
         .group("parallel", &GpuNodeConfig::parallel, GpuParallelConfig::schema(),
-               "data and tensor parallelism")
+               "data, tensor and pipeline parallelism")
         .ignore("kind");
     b.check(validate);
     return b;

@@ -12,11 +12,12 @@
 
 namespace systole::models {
 
-/// `system.parallel` of a GPU node: data x tensor = the node's GPUs.
+/// `system.parallel` of a GPU node: data x tensor x pipeline = the node's GPUs.
 struct GpuParallelConfig {
-  std::int64_t data = 0;  ///< 0: the GPUs left over, gpus / tensor
+  std::int64_t data = 0;  ///< 0: the GPUs left over, gpus / (tensor x pipeline)
   std::int64_t tensor = 1;
   std::int64_t pipeline = 1;
+  std::int64_t microbatches = 1;  ///< GPipe micro-batches per data-parallel replica
   static const config::SchemaOf<GpuParallelConfig>& schema();
 };
 

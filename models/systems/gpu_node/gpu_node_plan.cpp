@@ -10,6 +10,7 @@
 namespace systole::models {
 
 std::string GpuNodeSystem::plan(const workloads::Workload& w) const {
+  if (cfg_.parallel.pipeline > 1) return plan_pipeline(w);
   const GpuNodeProgram np = partition(w);
   const auto d = cfg_.degrees();
   std::string out = fmt::format(
@@ -17,6 +18,14 @@ std::string GpuNodeSystem::plan(const workloads::Workload& w) const {
       "GPU role (gpu0) simulated, every NVLink trunk simulated.\n"
       "Inference: data-parallel replicas do not communicate (no gradient all-reduce).\n",
       cfg_.nvlink.gpus, d.data, d.tensor);
+  out += layer_table(np);
+  out += workloads::describe_gpu_program(
+      cfg_.gpu.device, workloads::compile_gpu(cfg_.gpu.device, np.compute, cfg_.gpu.mapping));
+  return out;
+}
+
+std::string GpuNodeSystem::layer_table(const GpuNodeProgram& np) const {
+  std::string out;
   std::vector<std::vector<std::string>> rows;
   std::size_t next = 0;
   for (std::size_t i = 0; i < np.plan.layers.size(); ++i) {
@@ -43,9 +52,7 @@ std::string GpuNodeSystem::plan(const workloads::Workload& w) const {
   }
   out += stats::format_table(
       {"layer", "op", "per-GPU shape", "split", "weights/GPU", "collective", "alpha-beta"}, rows);
-  out += "* inserted by the compiler. gpu0's kernels:\n";
-  out += workloads::describe_gpu_program(
-      cfg_.gpu.device, workloads::compile_gpu(cfg_.gpu.device, np.compute, cfg_.gpu.mapping));
+  out += "* inserted by the compiler. The GPU's kernels:\n";
   return out;
 }
 

@@ -167,7 +167,8 @@ void write_node_results(const NodeRunView& v, stats::PointResult& res) {
     peak_weighted += row.compute_bound_cycles;
     res.layers.append(row.record);
   }
-  const double seconds = total / clock;
+  const double seconds = v.run_seconds > 0 ? v.run_seconds : total / clock;
+  if (v.run_seconds > 0) total = seconds * clock;
   const auto gpus = static_cast<double>(v.cfg.nvlink.gpus);
   const auto deg = v.cfg.degrees();
   double max_util = 0;
@@ -193,6 +194,53 @@ void write_node_results(const NodeRunView& v, stats::PointResult& res) {
                 max_util);
   res.units.push_back(links_table(v, link_busy, seconds));
   if (!v.collectives.empty()) res.units.push_back(collectives_table(v));
+}
+
+double PipelineFigures::bubble() const {
+  if (stages.empty() || seconds <= 0) return 0;
+  double idle = 0;
+  for (const auto& s : stages) idle += s.idle_s;
+  return idle / (static_cast<double>(stages.size()) * seconds);
+}
+
+void write_pipeline_results(const PipelineFigures& f, stats::PointResult& res) {
+  double bytes = 0, time = 0;
+  for (const auto& s : f.stages) bytes += s.send_bytes, time += s.send_s;
+  const auto p = static_cast<double>(f.stages.size());
+  res.metrics.i("pipeline", "", "pipeline stages", static_cast<std::int64_t>(f.stages.size()))
+      .i("microbatches", "", "GPipe micro-batches", f.microbatches)
+      .f("pipeline_bubble", "",
+         "fraction of stage-time idle: sum over stages of idle time / (stages x run time) (GPipe, "
+         "arXiv 1811.06965, §2.2)",
+         f.bubble())
+      .f("pipeline_bubble_formula", "", "GPipe's bubble for equal stages: (P - 1) / (M + P - 1)",
+         (p - 1) / (static_cast<double>(f.microbatches) + p - 1))
+      .f("p2p_bytes", "B",
+         "stage hand-offs: bytes each sending GPU sent, summed over stages and "
+         "micro-batches",
+         bytes)
+      .f("p2p_time", "s", "stage hand-offs: send to arrival, summed over stages and micro-batches",
+         time);
+  stats::Table t("pipeline_stages", "one row per pipeline stage, whole run");
+  for (std::size_t i = 0; i < f.stages.size(); ++i) {
+    const PipelineStageFigures& s = f.stages[i];
+    stats::Record r;
+    r.s("stage", "stage", "stage" + std::to_string(i))
+        .i("first_gpu", "", "its first GPU", s.first_gpu)
+        .i("gpus", "", "its GPUs (data x tensor)", s.gpus)
+        .f("busy_time", "s",
+           "from the start to its last kernel or collective, less its waits for the stage before",
+           s.busy_s)
+        .f("idle_time", "s", "run time less busy time", s.idle_s)
+        .i("layers", "", "layers of one micro-batch, per GPU", static_cast<std::int64_t>(s.layers))
+        .f("macs", "", "MACs per GPU, all micro-batches", s.macs)
+        .f("weights", "B", "weight bytes per GPU", s.weights)
+        .f("p2p_bytes", "B", "bytes each GPU sent to its peer in the next stage", s.send_bytes)
+        .f("p2p_time", "s", "its hand-offs, send to arrival, summed", s.send_s)
+        .f("sm_clock", "Hz", "the SM clock its GPUs settled at (power-limited)", s.sm_clock);
+    t.append(r);
+  }
+  res.units.push_back(std::move(t));
 }
 
 }  // namespace systole::models

@@ -22,9 +22,32 @@ struct NodeRunView {
   const std::vector<GpuKernelRun>& kernel_runs;
   const std::vector<NodeCollectiveRun>& collectives;  ///< in program order
   const NodeCollectives& node;
+  double run_seconds = 0;  ///< the run's time when it is not the layers' sum (pipelines)
 };
 
 /// Fills `res`'s layers, metrics and unit tables.
 void write_node_results(const NodeRunView& v, stats::PointResult& res);
+
+/// One pipeline stage of a run (seconds; bytes and MACs per GPU).
+struct PipelineStageFigures {
+  int first_gpu = 0, gpus = 0;
+  double busy_s = 0;  ///< from the start to its last kernel or collective, less its input waits
+  double idle_s = 0;  ///< the run's time less busy_s
+  std::size_t layers = 0;
+  double macs = 0, weights = 0;       ///< per GPU: MACs of all micro-batches, weight bytes
+  double send_bytes = 0, send_s = 0;  ///< its hand-offs, summed
+  double sm_clock = 0;                ///< the clock its GPUs settled at
+};
+struct PipelineFigures {
+  std::vector<PipelineStageFigures> stages;
+  std::int64_t microbatches = 1;
+  double seconds = 0;
+  /// The fraction of stage-time idle: sum of idle / (stages x time).
+  double bubble() const;
+};
+
+/// Adds a pipelined run's metrics (pipeline_bubble, its GPipe formula, p2p_bytes, p2p_time) and
+/// the table `pipeline_stages` to `res`.
+void write_pipeline_results(const PipelineFigures& f, stats::PointResult& res);
 
 }  // namespace systole::models

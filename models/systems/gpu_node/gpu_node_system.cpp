@@ -19,7 +19,10 @@ constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
 
 std::string node_text(const GpuNodeConfig& c) {
   const auto d = c.degrees();
-  return fmt::format("{}-GPU node (data {} x tensor {})", c.nvlink.gpus, d.data, d.tensor);
+  return d.pipeline > 1
+             ? fmt::format("{}-GPU node (data {} x tensor {} x pipeline {})", c.nvlink.gpus, d.data,
+                           d.tensor, d.pipeline)
+             : fmt::format("{}-GPU node (data {} x tensor {})", c.nvlink.gpus, d.data, d.tensor);
 }
 
 /// The NCCL collective of layer `l`; throws WorkloadError naming the key a node cannot run.
@@ -55,18 +58,6 @@ std::vector<std::uint32_t> full_layers(const GpuNodeProgram& np) {
   return full;
 }
 
-/// Sets each collective's place in gpu0's stream: after the kernels of the layers before it.
-void place_collectives(GpuNodeProgram& np, const workloads::GpuProgram& prog) {
-  SYSTOLE_ASSERT(prog.layers.size() == np.compute.size(), "one GPU layer plan per layer");
-  std::size_t kernels = 0, at = 0;
-  for (std::size_t i = 0; i < np.compute_of.size(); ++i) {
-    if (np.compute_of[i] != kNone)
-      kernels += prog.layers[np.compute_of[i]].kernels.size();
-    else
-      np.collectives.at(at++).kernel = kernels;
-  }
-}
-
 /// Moves the kernels' events to the per-GPU layers and adds the collectives on `unit`.
 void trace_collectives(TraceRecorder& rec, stats::Trace& trace, const GpuNodeProgram& np,
                        const std::vector<NodeCollectiveRun>& runs, const std::string& unit) {
@@ -82,17 +73,25 @@ void trace_collectives(TraceRecorder& rec, stats::Trace& trace, const GpuNodePro
 
 }  // namespace
 
-GpuNodeProgram GpuNodeSystem::partition(const workloads::Workload& w) const {
-  const auto d = cfg_.degrees();
+void place_collectives(GpuNodeProgram& np, const workloads::GpuProgram& prog) {
+  SYSTOLE_ASSERT(prog.layers.size() == np.compute.size(), "one GPU layer plan per layer");
+  std::size_t kernels = 0, at = 0;
+  for (std::size_t i = 0; i < np.compute_of.size(); ++i) {
+    if (np.compute_of[i] != kNone)
+      kernels += prog.layers[np.compute_of[i]].kernels.size();
+    else
+      np.collectives.at(at++).kernel = kernels;
+  }
+}
+
+GpuNodeProgram node_program(workloads::ParallelPlan plan, const workloads::ParallelDegrees& d,
+                            int group_gpus) {
   GpuNodeProgram np;
-  np.plan = workloads::partition(w.layers, d, {{true, false, false}});
-  const int gpus = static_cast<int>(cfg_.nvlink.gpus);
-  std::vector<workloads::Layer> all;
+  np.plan = std::move(plan);
   for (std::size_t i = 0; i < np.plan.layers.size(); ++i) {
     workloads::ParallelLayer& pl = np.plan.layers[i];
     // A tensor group of every GPU is the group `all` (for people: "over all").
-    if (pl.inserted && d.tensor == gpus) pl.layer.coll.all = true;
-    all.push_back(pl.layer);
+    if (pl.inserted && d.tensor == group_gpus) pl.layer.coll.all = true;
     if (!workloads::is_collective_op(pl.layer.op)) {
       np.compute_of.push_back(np.compute.size());
       np.compute.push_back(pl.layer);
@@ -106,16 +105,29 @@ GpuNodeProgram GpuNodeSystem::partition(const workloads::Workload& w) const {
           pl.layer.name));
     NodeCollectiveSlot slot;
     slot.layer = i;
-    slot.group_size = pl.inserted ? static_cast<int>(d.tensor) : gpus;
+    slot.group_size = pl.inserted ? static_cast<int>(d.tensor) : group_gpus;
     slot.spec = nccl_spec(pl.layer);
     np.collectives.push_back(slot);
   }
-  workloads::check_memory(all, cfg_.gpu.device.hbm.capacity.value(), "gpu0",
+  return np;
+}
+
+GpuNodeProgram GpuNodeSystem::partition(const workloads::Workload& w) const {
+  const auto d = cfg_.degrees();
+  GpuNodeProgram np = node_program(workloads::partition(w.layers, d, {{true, false, false}}), d,
+                                   static_cast<int>(cfg_.nvlink.gpus));
+  workloads::check_memory(np.plan.chip_layers(), cfg_.gpu.device.hbm.capacity.value(), "gpu0",
                           "every GPU of the " + node_text(cfg_));
   return np;
 }
 
 void GpuNodeSystem::check(const workloads::Workload& w) const {
+  if (cfg_.parallel.pipeline > 1) {
+    const workloads::PipelinePlan p = pipeline_plan(w);
+    for (std::size_t s = 0; s < p.stages.size(); ++s)
+      workloads::compile_gpu(cfg_.gpu.device, stage_program(p, s).compute, cfg_.gpu.mapping);
+    return;
+  }
   const GpuNodeProgram np = partition(w);
   workloads::compile_gpu(cfg_.gpu.device, np.compute, cfg_.gpu.mapping);
 }
@@ -128,6 +140,7 @@ Peaks GpuNodeSystem::peaks() const {
 }
 
 stats::PointResult GpuNodeSystem::run(const workloads::Workload& w, const RunOptions& opt) {
+  if (cfg_.parallel.pipeline > 1) return run_pipeline(w, opt);
   GpuNodeProgram np = partition(w);
   const GpuSettledProgram settled = compile_settled(cfg_.gpu, np.compute);
   const GpuDeviceConfig& d = settled.device;

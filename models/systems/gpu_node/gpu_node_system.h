@@ -7,6 +7,7 @@
 // (every GPU's NVLink trunks and the NVSwitch fabric, models/nvlink) as NCCL would run it. The
 // GPU's next kernel waits for the collective (one stream, as Megatron's tensor-parallel
 // all-reduces run). Per-GPU memory (weights, KV cache, activations) is checked against HBM.
+// With parallel.pipeline > 1, one GPU per GPipe stage is simulated (gpu_node_pipeline.cpp).
 
 #include <string>
 #include <vector>
@@ -36,6 +37,15 @@ struct GpuNodeProgram {
   std::vector<NodeCollectiveSlot> collectives;
 };
 
+/// The per-GPU program of a partitioned plan; a collective layer of the workload whose group is
+/// `all` runs over `group_gpus` GPUs (the node, or a pipeline stage's GPUs). Throws
+/// WorkloadError for a group a node does not have or a torus algorithm.
+GpuNodeProgram node_program(workloads::ParallelPlan plan, const workloads::ParallelDegrees& d,
+                            int group_gpus);
+
+/// Sets each collective's place in a GPU's stream: after the kernels of the layers before it.
+void place_collectives(GpuNodeProgram& np, const workloads::GpuProgram& prog);
+
 class GpuNodeSystem : public System {
  public:
   explicit GpuNodeSystem(GpuNodeConfig cfg) : cfg_(std::move(cfg)) {}
@@ -50,6 +60,15 @@ class GpuNodeSystem : public System {
   GpuNodeProgram partition(const workloads::Workload& w) const;
 
  private:
+  /// Pipeline parallelism (parallel.pipeline > 1, gpu_node_pipeline.cpp).
+  workloads::PipelinePlan pipeline_plan(const workloads::Workload& w) const;
+  /// Stage `s`'s per-GPU program for one micro-batch; checks the stage fits a GPU's HBM.
+  GpuNodeProgram stage_program(const workloads::PipelinePlan& p, std::size_t s) const;
+  std::string plan_pipeline(const workloads::Workload& w) const;
+  stats::PointResult run_pipeline(const workloads::Workload& w, const RunOptions& opt);
+  /// --plan's table of one per-GPU program's layers and collectives.
+  std::string layer_table(const GpuNodeProgram& np) const;
+
   GpuNodeConfig cfg_;
 };
 
