@@ -62,7 +62,7 @@ TEST_CASE("gpu_node: data 8 x tensor 1 gives each GPU the gpu_device run of its 
 TEST_CASE("gpu_node: the shipped experiments and presets validate and plan", "[e2e][gpu_node]") {
   TempDir dir;
   for (const char* cfg : {"h100_node_allreduce_sweep.yaml", "h100_node_gpt3.yaml",
-                          "compare_tpuv4_pod_hgx_h100.yaml"}) {
+                          "compare_tpuv4_pod_hgx_h100.yaml", "h100_node_pipeline.yaml"}) {
     const auto r = test::simrun(test::source_dir() + "/configs/" + cfg + " --validate", dir);
     INFO(cfg << ": " << r.out << r.err);
     CHECK(r.exit_code == 0);
@@ -74,6 +74,13 @@ TEST_CASE("gpu_node: the shipped experiments and presets validate and plan", "[e
                            Catch::Contains("mlp_down.all_reduce *") &&
                            Catch::Contains("column n/8") && Catch::Contains("row k/8") &&
                            Catch::Contains("over 8 GPUs"));
+  const auto pipe =
+      test::simrun(test::source_dir() + "/configs/h100_node_pipeline.yaml --plan", dir);
+  INFO(pipe.out << pipe.err);
+  REQUIRE(pipe.exit_code == 0);
+  CHECK_THAT(pipe.out, Catch::Contains("data 1 x tensor 2 x pipeline 4, 8 micro-batches") &&
+                           Catch::Contains("stage 3: one micro-batch per GPU") &&
+                           Catch::Contains("per GPU per micro-batch"));
   const auto describe = test::simrun("--describe gpu_node", dir);
   INFO(describe.out << describe.err);
   CHECK(describe.exit_code == 0);
