@@ -92,6 +92,9 @@ std::vector<PointResult> read_points(const std::string& path);
 /// read_points() in a child process (results_sandbox.cpp): a file so corrupted that libhdf5
 /// crashes on it is a ConfigError ("the results file is corrupted ...") instead of a crash.
 std::vector<PointResult> read_points_isolated(const std::string& path);
+/// CPU seconds an isolated reader may spend on the results file `path`: 20 s plus 1 s per MiB
+/// (results_sandbox.cpp). Only a reader stuck inside libhdf5 reaches it.
+std::uint64_t read_cpu_limit_s(const std::string& path);
 
 /// What identifies a stored point, without its tables.
 struct PointInfo {
