@@ -33,9 +33,9 @@ constexpr const char* kMergeUsage =
 /// forever on a corrupted file: tests/data/fuzz/results_heap_spin.h5): per input, what
 /// --resume's isolated reader gets for that file (stats::read_cpu_limit_s: 20 s + 1 s per MiB),
 /// each time the merge opens it; finishing the output (writing /sweep, flushing), the same rule
-/// over the inputs' summed size. The merge does ~40 MiB per CPU-second (345 MB in 8.5 s,
-/// 2026-11-26, tools/bench/merge_bench.sh), ~12 MiB per CPU-second at load 18, so only a stuck
-/// step reaches its allowance.
+/// over the inputs' summed size. The merge does ~40 MiB per CPU-second (341 MB in 7.8-9.4 s,
+/// 2026-11-26, tools/bench/merge_bench.sh), ~12 MiB per CPU-second at load 18 (345 MB in 30 s),
+/// so only a stuck step reaches its allowance.
 struct CpuAllowance {
   std::uint64_t finish_s = 20;
 

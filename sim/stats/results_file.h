@@ -24,7 +24,9 @@
 //                         Version 1 files (no version attribute, no instance/src/dst) still
 //                         read, with those fields 0
 // Every dataset carries `unit` and `description` attributes; for compound datasets `unit` is
-// an array of strings, one per field, and `field_descriptions` another.
+// an array of strings, one per field, and `field_descriptions` another. Datasets of at most
+// 16 KiB (a point's tables and config text, mostly) are stored in compact layout, inside their
+// object header; readers see no difference.
 // The file is written to "<path>.partial" and renamed to <path> only by commit(), so a run that
 // fails or is interrupted never leaves a half-written results file.
 
