@@ -72,7 +72,7 @@ stats::MergeReport parse_report(const std::string& data, ChildStep& step, std::s
       step.finishing = line.size() == 2;
       if (!step.finishing) step.input = line.substr(2);
     } else if (line.rfind("L ", 0) == 0) {
-      step.allowance_s = std::stoull(line.substr(2));
+      std::istringstream(line.substr(2)) >> step.allowance_s;
     } else if (line.rfind("N ", 0) == 0) {
       std::istringstream n(line.substr(2));
       n >> r.files >> r.points >> r.failed >> r.duplicates >> r.missing;
