@@ -127,7 +127,7 @@ Hid small_xfer(size_t bytes, const std::string& what) {
 /// and (by H5Ocopy in simrun merge) copied on its own. Compact data must fit in one header
 /// message (< 64 KiB); a quarter of that keeps headers small in the metadata cache. Measured
 /// (2026-11-26, tools/bench/merge_bench.sh's points, runs in turn): H5Ocopy of 1,000 points
-/// 0.89-0.96 CPU-s contiguous, 0.71-0.87 compact; simrun merge of 10,000 9.5 s, 8.6 s (medians).
+/// 0.89-0.96 CPU-s contiguous, 0.71-0.87 compact; simrun merge of 10,000 9.4 s, 8.8 s (medians).
 constexpr size_t kCompactBytes = 16 * 1024;
 
 /// Creation properties of a dataset of `count` elements of `file_type`, not chunked.

@@ -36,10 +36,11 @@
 # split over both cores, which one HDF5 file cannot take from two processes.
 #
 # 2026-11-26, third pass (issue 14; same 100 files / 10,000 points; before and after run in
-# turn, 3 each, at load average 6-7 from other helpers' builds): before 9.5 s CPU (median;
-# 9.3-9.5), 18.3 s wall (14.6-20.2); after writing a point's small datasets (< 16 KiB: its
-# tables and config text) in compact layout, inside their object headers, so that H5Ocopy
-# has no raw-data block to copy: 8.6 s CPU (7.8-9.4), 13.6 s wall (13.2-18.9), 341 MB. At load
+# turn, 6 each in two series, at load average 5-7 from other helpers' builds): before 9.4 s
+# CPU (median; 9.0-9.8), 18.5 s wall (14.6-20.2); after writing a point's small datasets
+# (< 16 KiB: its tables and config text) in compact layout, inside their object headers, so
+# that H5Ocopy has no raw-data block to copy: 8.8 s CPU (7.8-9.4), 17.9 s wall (13.2-18.9),
+# 341 MB (the first series -9% CPU, the second -2%). At load
 # 3.5 the merge before took 8.2-9.1 s CPU and 9.7-13.6 s wall: the 10 s target is met only on
 # an otherwise idle VM. Profile after (perf --call-graph dwarf, the 10,000 points), in shares
 # of the whole merge: H5Ocopy 87% (within it, overlapping: metadata cache evictions 36%, i.e.
