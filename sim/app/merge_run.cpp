@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -11,6 +13,7 @@
 #include "sim/core/error.h"
 #include "sim/core/subprocess.h"
 #include "sim/core/text.h"
+#include "sim/stats/results_file.h"
 #include "sim/stats/results_merge.h"
 
 namespace systole::app {
@@ -22,8 +25,27 @@ constexpr const char* kMergeUsage =
     "  joins results files of one experiment (the shards of a sweep) into OUT.h5;\n"
     "  --force joins files of different experiments or code versions\n";
 
-// The child's pipe: "R <path>" before it opens an input, then "N files points failed
-// duplicates missing" and "W <warning>" lines on success, or the error text.
+// The child's pipe: "L <seconds>" and "R <path>" before it opens an input ("R " alone once it
+// only finishes the output), then "N files points failed duplicates missing" and
+// "W <warning>" lines on success, or the error text.
+
+/// The child's CPU-time allowance for each step, counted from the step's start (libhdf5 can spin
+/// forever on a corrupted file: tests/data/fuzz/results_heap_spin.h5): per input, what
+/// --resume's isolated reader gets for that file (stats::read_cpu_limit_s: 20 s + 1 s per MiB),
+/// each time the merge opens it; finishing the output (writing /sweep, flushing), the same rule
+/// over the inputs' summed size. The merge does ~40 MiB per CPU-second (341 MB in 7.8-9.4 s,
+/// 2026-11-26, tools/bench/merge_bench.sh), ~12 MiB per CPU-second at load 18 (345 MB in 30 s),
+/// so only a stuck step reaches its allowance.
+struct CpuAllowance {
+  std::uint64_t finish_s = 20;
+
+  explicit CpuAllowance(const std::vector<std::string>& inputs) {
+    for (const auto& p : inputs) finish_s += stats::read_cpu_limit_s(p) - 20;
+  }
+  std::uint64_t for_step(const std::string& path) const {
+    return path.empty() ? finish_s : stats::read_cpu_limit_s(path);
+  }
+};
 
 std::string report_text(const stats::MergeReport& r) {
   std::string out =
@@ -32,15 +54,25 @@ std::string report_text(const stats::MergeReport& r) {
   return out;
 }
 
-/// The report and the last input the child opened, from its pipe.
-stats::MergeReport parse_report(const std::string& data, std::string& last_input,
-                                std::string& rest) {
+/// Where the child was: the last input it opened, whether it was finishing the output, and the
+/// CPU seconds its step was allowed.
+struct ChildStep {
+  std::string input;
+  bool finishing = false;
+  std::uint64_t allowance_s = 0;
+};
+
+/// The report and the child's last step, from its pipe.
+stats::MergeReport parse_report(const std::string& data, ChildStep& step, std::string& rest) {
   stats::MergeReport r;
   std::istringstream in(data);
   std::string line;
   while (std::getline(in, line)) {
     if (line.rfind("R ", 0) == 0) {
-      last_input = line.substr(2);
+      step.finishing = line.size() == 2;
+      if (!step.finishing) step.input = line.substr(2);
+    } else if (line.rfind("L ", 0) == 0) {
+      std::istringstream(line.substr(2)) >> step.allowance_s;
     } else if (line.rfind("N ", 0) == 0) {
       std::istringstream n(line.substr(2));
       n >> r.files >> r.points >> r.failed >> r.duplicates >> r.missing;
@@ -58,14 +90,31 @@ stats::MergeReport parse_report(const std::string& data, std::string& last_input
 stats::MergeReport merge_isolated(const std::string& out, const std::vector<std::string>& inputs,
                                   const stats::MergeOptions& opt) {
   const ChildOutcome o = run_catching_in_child([&](int fd) {
-    auto named = [fd](const std::string& path) { write_all(fd, "R " + one_line(path) + "\n"); };
-    return report_text(stats::merge_results(out, inputs, opt, named));
+    const CpuAllowance cpu(inputs);
+    auto step = [fd, &cpu](const std::string& path) {
+      const std::uint64_t s = cpu.for_step(path);
+      write_all(fd, fmt::format("L {}\nR {}\n", s, one_line(path)));
+      allow_cpu_seconds_from_now(s);
+    };
+    return report_text(stats::merge_results(out, inputs, opt, step));
   });
-  std::string last, message;
-  stats::MergeReport report = parse_report(o.data, last, message);
+  ChildStep step;
+  std::string message;
+  stats::MergeReport report = parse_report(o.data, step, message);
   if (o.signal) {
     std::remove((out + ".partial").c_str());  // the child's half-written output
-    throw ConfigError({last.empty() ? std::string("<merge>") : last}, "",
+    if (o.signal == SIGXCPU && step.finishing)
+      throw SimError(
+          fmt::format("finishing the merged file '{}' took more than {} CPU-seconds "
+                      "and was stopped",
+                      out, step.allowance_s));
+    const std::string where = step.input.empty() ? std::string("<merge>") : step.input;
+    if (o.signal == SIGXCPU)
+      throw ConfigError({where}, "",
+                        fmt::format("the results file is corrupted: reading it spun inside the "
+                                    "HDF5 library for {} CPU-seconds and was stopped",
+                                    step.allowance_s));
+    throw ConfigError({where}, "",
                       fmt::format("the results file is corrupted: reading it crashed the HDF5 "
                                   "library ({})",
                                   strsignal(o.signal)));

@@ -9,8 +9,10 @@
 namespace systole::app {
 
 /// stats::merge_results in a child process, like --resume's reader: an input so corrupted that
-/// libhdf5 crashes on it is one ConfigError naming that input ("the results file is corrupted
-/// ...", exit 2), and no half-written output is left behind.
+/// libhdf5 crashes or spins on it is one ConfigError naming that input ("the results file is
+/// corrupted ...", exit 2), and no half-written output is left behind. Each input the child
+/// opens may take it 20 s + 1 s per MiB of that file in CPU time, finishing the output 20 s +
+/// 1 s per MiB of all inputs (merge_run.cpp, CpuAllowance).
 stats::MergeReport merge_isolated(const std::string& out, const std::vector<std::string>& inputs,
                                   const stats::MergeOptions& opt);
 

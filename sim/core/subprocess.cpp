@@ -2,10 +2,12 @@
 
 #include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -271,6 +273,17 @@ ChildOutcome finish_child(Child c) {
   }
   decode_status(status, out);
   return out;
+}
+
+void allow_cpu_seconds_from_now(std::uint64_t seconds) {
+  rusage used{};
+  rlimit cpu{};
+  if (::getrusage(RUSAGE_SELF, &used) != 0 || ::getrlimit(RLIMIT_CPU, &cpu) != 0) return;
+  // RLIMIT_CPU counts whole seconds of user + system time; round what was used up.
+  const auto spent = static_cast<std::uint64_t>(used.ru_utime.tv_sec + used.ru_stime.tv_sec) + 1;
+  const rlim_t want = static_cast<rlim_t>(spent + seconds);
+  cpu.rlim_cur = cpu.rlim_max == RLIM_INFINITY ? want : std::min(want, cpu.rlim_max);
+  ::setrlimit(RLIMIT_CPU, &cpu);
 }
 
 ChildOutcome run_in_child(const std::function<int(int fd)>& body) {

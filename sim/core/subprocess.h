@@ -39,6 +39,12 @@ ChildOutcome finish_child(Child c);
 /// fork_child + finish_child: runs `body` in a child and waits for it.
 ChildOutcome run_in_child(const std::function<int(int fd)>& body);
 
+/// Sets this process's soft CPU-time limit to `seconds` beyond the CPU time (user + system) it
+/// has used so far, so the kernel stops it with SIGXCPU when one more step of its work takes
+/// longer; capped at the hard limit, which stays as it is (an unprivileged process could not
+/// raise it again). For children that read files on which a library may spin.
+void allow_cpu_seconds_from_now(std::uint64_t seconds);
+
 /// Exit codes of run_catching_in_child's child when `body` threw: its message is on the pipe.
 constexpr int kChildConfigError = 3, kChildOtherError = 4;
 /// run_in_child of `body` (which may write to `fd` first), the string it returns written to the

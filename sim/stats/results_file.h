@@ -24,7 +24,9 @@
 //                         Version 1 files (no version attribute, no instance/src/dst) still
 //                         read, with those fields 0
 // Every dataset carries `unit` and `description` attributes; for compound datasets `unit` is
-// an array of strings, one per field, and `field_descriptions` another.
+// an array of strings, one per field, and `field_descriptions` another. Datasets of at most
+// 16 KiB (a point's tables and config text, mostly) are stored in compact layout, inside their
+// object header; readers see no difference.
 // The file is written to "<path>.partial" and renamed to <path> only by commit(), so a run that
 // fails or is interrupted never leaves a half-written results file.
 
@@ -92,6 +94,9 @@ std::vector<PointResult> read_points(const std::string& path);
 /// read_points() in a child process (results_sandbox.cpp): a file so corrupted that libhdf5
 /// crashes on it is a ConfigError ("the results file is corrupted ...") instead of a crash.
 std::vector<PointResult> read_points_isolated(const std::string& path);
+/// CPU seconds an isolated reader may spend on the results file `path`: 20 s plus 1 s per MiB
+/// (results_sandbox.cpp). Only a reader stuck inside libhdf5 reaches it.
+std::uint64_t read_cpu_limit_s(const std::string& path);
 
 /// What identifies a stored point, without its tables.
 struct PointInfo {

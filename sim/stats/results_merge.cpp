@@ -285,6 +285,7 @@ MergeReport merge_results(const std::string& out, const std::vector<std::string>
         if (on_input) on_input(in[i].path);
         writer.copy_points(in[i].path, keys[i], !sweep);
       }
+    if (on_input) on_input("");
     writer.commit(compare, sweep ? &*sweep : nullptr);
   } catch (...) {
     writer.discard();

@@ -14,7 +14,9 @@ struct MergeOptions {
   std::string command_line;  // recorded in /meta
 };
 
-/// Called before each input is opened (for the crash-isolated merge to name a culprit).
+/// Called before each input is opened, and with "" once every input is read and only the
+/// output is left to finish (for the crash-isolated merge to name a culprit and bound the CPU
+/// time of each step).
 using OnInput = std::function<void(const std::string& path)>;
 
 struct MergeReport {

@@ -45,20 +45,19 @@ std::vector<PointResult> unframe(const std::string& data, const std::string& pat
   return out;
 }
 
-/// CPU seconds a child may spend reading `path`: 20 s plus 1 s per MiB. read_points reads about
-/// 20 MiB per CPU-second (measured 2026-11-26: 0.05 s for 1 MB files of 16 and 25 points), so
-/// the limit leaves a margin of ~20x, and only a reader stuck inside libhdf5 reaches it.
-rlim_t read_cpu_limit_s(const std::string& path) {
+}  // namespace
+
+/// read_points reads about 20 MiB per CPU-second (measured 2026-11-26: 0.05 s for 1 MB files of
+/// 16 and 25 points), so the limit leaves a margin of ~20x.
+std::uint64_t read_cpu_limit_s(const std::string& path) {
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(path, ec);
-  return 20 + (ec ? 0 : static_cast<rlim_t>(bytes >> 20));
+  return 20 + (ec ? 0 : static_cast<std::uint64_t>(bytes >> 20));
 }
-
-}  // namespace
 
 std::vector<PointResult> read_points_isolated(const std::string& path) {
   if (non_regular_kind(path) != "missing") require_regular_file(path, {path});
-  const rlim_t limit = read_cpu_limit_s(path);
+  const auto limit = static_cast<rlim_t>(read_cpu_limit_s(path));
   const ChildOutcome o = run_catching_in_child([&](int) {
     const rlimit cpu{limit, limit + 1};  // SIGXCPU at the soft limit
     setrlimit(RLIMIT_CPU, &cpu);

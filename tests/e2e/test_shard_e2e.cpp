@@ -186,6 +186,26 @@ TEST_CASE("merge of a truncated or corrupted shard file is one error line with e
   }
 }
 
+// tests/data/fuzz/results_heap_spin.h5 (87 KB): libhdf5 1.10 never returns from reading one of
+// its point attributes. The merge child's CPU allowance for that input (20 s + 1 s per MiB, as
+// --resume's reader) stops it: one error line naming it, exit 2, no output left.
+TEST_CASE("merge of a file on which libhdf5 spins is one error line with exit 2, not a hang",
+          "[e2e][shard]") {
+  TempDir dir;
+  dir.write("sweep.yaml", kSweep);
+  const auto run = test::simrun("sweep.yaml -q --jobs 1 --shard 0/3", dir);
+  REQUIRE(run.exit_code == 0);
+  const std::string spin = test::source_dir() + "/tests/data/fuzz/results_heap_spin.h5";
+  const auto r = test::simrun("merge merged.h5 results.shard-0-of-3.h5 " + spin, dir);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "simrun: error: " + spin +
+                     ": the results file is corrupted: reading it spun inside the HDF5 library "
+                     "for 20 CPU-seconds and was stopped\n");
+  CHECK_FALSE(std::filesystem::exists(dir.file("merged.h5")));
+  CHECK_FALSE(std::filesystem::exists(dir.file("merged.h5.partial")));
+}
+
 TEST_CASE("merge refuses shards of a different experiment unless --force", "[e2e][shard]") {
   TempDir dir;
   dir.write("sweep.yaml", kSweep);

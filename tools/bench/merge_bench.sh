@@ -35,6 +35,26 @@
 # attribute from raw H5Dread/H5Aread bytes: 2.3x slower). 10 s on 2 cores would need the copy
 # split over both cores, which one HDF5 file cannot take from two processes.
 #
+# 2026-11-26, third pass (issue 14; same 100 files / 10,000 points; before and after run in
+# turn, 6 each in two series, at load average 5-7 from other helpers' builds): before 9.4 s
+# CPU (median; 9.0-9.8), 18.5 s wall (14.6-20.2); after writing a point's small datasets
+# (< 16 KiB: its tables and config text) in compact layout, inside their object headers, so
+# that H5Ocopy has no raw-data block to copy: 8.8 s CPU (7.8-9.4), 17.9 s wall (13.2-18.9),
+# 341 MB (the first series -9% CPU, the second -2%). At load
+# 3.5 the merge before took 8.2-9.1 s CPU and 9.7-13.6 s wall: the 10 s target is met only on
+# an otherwise idle VM. Profile after (perf --call-graph dwarf, the 10,000 points), in shares
+# of the whole merge: H5Ocopy 87% (within it, overlapping: metadata cache evictions 36%, i.e.
+# serialising, writing and freeing decoded headers; loading the inputs' headers 22%; attribute
+# copies 27%, their vlen strings through the global heaps 23%), closing the inputs 6.5%,
+# reading the inputs' point attributes 4.5%, finishing the output 0.4%; malloc/free ~17%
+# inside those. Measured and rejected (H5Ocopy of 1,000 points alone, 0.7-0.9 CPU-s): libver
+# bounds v18 for inputs and output; creation-ordered (compact-link) point groups; a fixed
+# 64-128 MiB metadata cache for the output (copy -12%, closing +0.4 s); the core driver for the
+# inputs; glibc malloc tunables (tcache, trim, top pad): none beyond the noise. Copying with
+# H5O_COPY_WITHOUT_ATTR_FLAG (a bound, not a merge: attributes dropped) still costs 0.54 CPU-s
+# per 1,000 points: the ~12 objects per point alone cost ~5 s per 10,000 points in HDF5 1.10,
+# and reading and re-writing points (read_points + write_point) costs 12.8 + 14.4 s.
+#
 #   tools/bench/merge_bench.sh [build dir] [files] [points]
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"

@@ -2,6 +2,7 @@
 // workers that die with their parent and keep none of its files, a point time limit, a plan
 // that holds a sweep in little memory, and results files read in a sandbox.
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -174,6 +175,34 @@ TEST_CASE("children die with their parent and keep none of its files", "[unit][r
            })
         .pid;
   });
+}
+
+namespace {
+/// Spins until this process has used `seconds` of CPU time (user + system).
+void burn_cpu_until(double seconds) {
+  for (;;) {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    if (u.ru_utime.tv_sec + u.ru_stime.tv_sec + 1e-6 * (u.ru_utime.tv_usec + u.ru_stime.tv_usec) >=
+        seconds)
+      return;
+  }
+}
+}  // namespace
+
+TEST_CASE("a child's CPU allowance counts from when it is given and ends it with SIGXCPU",
+          "[unit][reliability]") {
+  // The child first spends 1.5 CPU-seconds, then is allowed 1 more and spins: were the allowance
+  // counted from the child's start, it would die before writing "given".
+  const ChildOutcome o = run_in_child([](int fd) {
+    burn_cpu_until(1.5);
+    allow_cpu_seconds_from_now(1);
+    write_all(fd, "given");
+    burn_cpu_until(1e9);
+    return 0;
+  });
+  CHECK(o.data == "given");
+  CHECK(o.signal == SIGXCPU);
 }
 
 TEST_CASE("a child factory's children run their task, end as fork_child's, and die with it",

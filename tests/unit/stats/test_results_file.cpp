@@ -1,6 +1,7 @@
 #include "sim/stats/results_file.h"
 #include "tests/support/temp_dir.h"
 
+#include <hdf5.h>
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -427,4 +428,45 @@ TEST_CASE("results file errors", "[stats][hdf5]") {
     CHECK_THROWS_AS(read_meta(tmp.file("text.h5")), systole::ConfigError);
     CHECK_THROWS_WITH(read_points(tmp.file("text.h5")), Catch::Contains("not an HDF5 file"));
   }
+}
+
+namespace {
+/// The storage layout of dataset `name` in the results file `path`.
+H5D_layout_t layout_of(const std::string& path, const std::string& name) {
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t d = H5Dopen2(f, name.c_str(), H5P_DEFAULT);
+  const hid_t p = H5Dget_create_plist(d);
+  const H5D_layout_t l = H5Pget_layout(p);
+  H5Pclose(p);
+  H5Dclose(d);
+  H5Fclose(f);
+  return l;
+}
+}  // namespace
+
+TEST_CASE("small datasets are written compact, large ones contiguous, both read back",
+          "[stats][hdf5]") {
+  TempDir tmp;
+  const std::string path = tmp.file("layouts.h5");
+  PointResult p = make_point(0, "128", "1.2TB/s", "ws");
+  p.trace.enabled = false;
+  Table big("noc", "one row per router");  // 2,000 rows of 16 B: 32,000 B, over 16 KiB
+  for (int i = 0; i < 2000; ++i)
+    big.append(Record().i("router", "", "router index", i).f("bytes", "B", "bytes routed", i));
+  p.units.push_back(big);
+  {
+    ResultsWriter w(path, make_meta());
+    w.write_point(p);
+    w.commit();
+  }
+  CHECK(layout_of(path, "/points/p0/layers") == H5D_COMPACT);
+  CHECK(layout_of(path, "/points/p0/units/mxu") == H5D_COMPACT);
+  CHECK(layout_of(path, "/config/p0") == H5D_COMPACT);
+  CHECK(layout_of(path, "/points/p0/units/noc") == H5D_CONTIGUOUS);
+  const auto back = read_points(path);
+  REQUIRE(back.size() == 1);
+  require_same(p.layers, back[0].layers);
+  REQUIRE(back[0].units.size() == 3);
+  for (size_t u = 0; u < 3; ++u) require_same(p.units[u], back[0].units[u]);
+  CHECK(back[0].config_yaml == p.config_yaml);
 }
