@@ -123,17 +123,6 @@ void HbmController::complete(Cycle t) {
   }
 }
 
-void HbmController::decide_due(Cycle t) {
-  // A decision changes no other pseudo-channel's decision cycle (what it enqueues on freed space
-  // goes to its own), so the minimum is taken in the same pass.
-  Cycle d = kNever;
-  for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc) {
-    if (decide_at_[pc] <= t) decide(pc, t);
-    d = std::min(d, decide_at_[pc]);
-  }
-  next_decide_ = d;
-}
-
 const HbmController::Cached& HbmController::recompute(int kind, std::uint32_t b) {
   Cached& c = entry(kind, b);
   const std::uint32_t h = head_[kind][b];
@@ -164,6 +153,7 @@ const HbmController::Cached& HbmController::recompute(int kind, std::uint32_t b)
   c.req = static_cast<std::uint16_t>(req);
   const auto group = static_cast<std::uint16_t>(4 * dev_.group_of(b) + gslot);
   const bool was_row = is_row(sl.group);
+  if (is_row(group)) pc_[dev_.pc_of(b)].row_from[kind] = 0;  // a new row candidate: scan
   sl.group = group;
   sl.seq = pool_[req].seq;
   if (was_row != is_row(group)) {  // it crosses the boundary between columns and rows
@@ -213,7 +203,6 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   // bank group's term and its pseudo-channel's (with the command bus): max of three loads.
   // Indexed by the group term's slot (GroupSlot: activate, none = precharge, read, write).
   const Cycle col_term = dev_.column_shared(pc, w);
-  const Cycle pc_term[4] = {dev_.act_shared(pc), dev_.row_bus(), col_term, col_term};
   const Cycle* gt = dev_.group_terms();
   const std::uint32_t n = p.active[kind];
   if (p.stale[kind]) {  // recompute stale candidates first: the scan below only reads
@@ -236,6 +225,7 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   Cycle next = kNever;
   if (__builtin_expect(sched_ == SchedulerKind::kFcfs, 0)) {
     // FCFS: only the oldest request may advance.
+    const Cycle pc_term[4] = {dev_.act_shared(pc), dev_.row_bus(), col_term, col_term};
     std::uint64_t old = ~std::uint64_t{0};
     for (std::uint32_t i = 0; i < n; ++i) {
       const std::uint64_t k = std::uint64_t{slot[i].seq} << 32 | i;
@@ -297,18 +287,30 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
       col_lost = ncol > 1;
       waiting[HbmDevice::kGroupRd] = static_cast<Cycle>(later);  // (one kind of column per scan)
     }
-    std::uint32_t row_seq = kNone;
-    for (std::uint32_t i = ncols; i < n; ++i) {
-      const Slot& c = slot[i];
-      const std::uint32_t s = c.group & 3;  // kGroupAct or kGroupNone (a precharge)
-      const Cycle r = cmax(cmax(c.term, pc_term[s]), gt[c.group]);
-      if (r > t) {
-        waiting[s] = std::min(waiting[s], r);
-        continue;
+    if (fast && t < p.row_from[kind]) {
+      // No row candidate is ready before row_from (their terms only grew since they were
+      // scanned): the cycles they were ready at then bound the next decision from below.
+      waiting[HbmDevice::kGroupAct] = p.row_wait[kind][0];
+      waiting[HbmDevice::kGroupNone] = p.row_wait[kind][1];
+    } else {
+      const Cycle pc_term[2] = {dev_.act_shared(pc), dev_.row_bus()};
+      std::uint32_t row_seq = kNone;
+      for (std::uint32_t i = ncols; i < n; ++i) {
+        const Slot& c = slot[i];
+        const std::uint32_t s = c.group & 3;  // kGroupAct or kGroupNone (a precharge)
+        const Cycle r = cmax(cmax(c.term, pc_term[s]), gt[c.group]);
+        if (r > t) {
+          waiting[s] = std::min(waiting[s], r);
+          continue;
+        }
+        row_lost |= i_row != kNone;
+        pre_lost |= s == HbmDevice::kGroupNone;
+        if (c.seq < row_seq) row_seq = c.seq, i_row = i;
       }
-      row_lost |= i_row != kNone;
-      pre_lost |= s == HbmDevice::kGroupNone;
-      if (c.seq < row_seq) row_seq = c.seq, i_row = i;
+      // Kept while every row candidate waits (a ready one is issued or stays ready: scan).
+      p.row_wait[kind][0] = waiting[HbmDevice::kGroupAct];
+      p.row_wait[kind][1] = waiting[HbmDevice::kGroupNone];
+      p.row_from[kind] = i_row != kNone ? 0 : std::min(waiting[0], waiting[1]);
     }
   }
   // Issue at most one column and one row command; the column one may unlink a request, which

@@ -55,7 +55,16 @@ class HbmController {
   /// Completes the requests whose data ended by `t` (oldest first, reads before writes).
   void complete(Cycle t);
   /// One pass over the pseudo-channels: decides those due by `t`.
-  void decide_due(Cycle t);
+  void decide_due(Cycle t) {
+    // A decision changes no other pseudo-channel's decision cycle (what it enqueues on freed
+    // space goes to its own), so the minimum is taken in the same pass.
+    Cycle d = kNever;
+    for (std::uint32_t pc = 0; pc < decide_at_.size(); ++pc) {
+      if (decide_at_[pc] <= t) decide(pc, t);
+      d = decide_at_[pc] < d ? decide_at_[pc] : d;
+    }
+    next_decide_ = d;
+  }
   /// The next cycle a decision is due (kNever: none) and the next completion.
   Cycle next_decide() const { return next_decide_; }
   Cycle next_done() const {
@@ -127,6 +136,12 @@ class HbmController {
     std::uint16_t oldest[2] = {kNoReq, kNoReq};  // its queued requests of each kind by age
     std::uint16_t youngest[2] = {kNoReq, kNoReq};
     std::uint32_t walk_skip = 0;  // decisions to go before the next walk_columns
+    // Fast path: for each kind, the cycles the waiting row candidates (activates, precharges)
+    // were ready at when last scanned, and their minimum (0: scan them). A candidate's terms
+    // only grow while it stands, so none is ready before these; recompute() resets them when a
+    // bank's candidate becomes a row command.
+    Cycle row_wait[2][2] = {{0, 0}, {0, 0}};
+    Cycle row_from[2] = {0, 0};
   };
 
   void decide(std::uint32_t pc, Cycle t);
