@@ -48,22 +48,7 @@ void HbmController::enqueue(const HbmRequestIn& r, Cycle now) {
   const std::uint32_t idx = free_;
   free_ = pool_[idx].next;
   Request& q = pool_[idx];
-  q = {dev_.bank_index(r.pc, r.bg, r.bank),
-       r.row,
-       r.col,
-       r.bursts,
-       seq_++,
-       r.tag,
-       kNone,
-       pc_[r.pc].youngest[kind],
-       kNoReq,
-       r.write};
-  {  // the youngest of its pseudo-channel's requests of its kind
-    std::uint16_t& last = pc_[r.pc].youngest[kind];
-    (last == kNoReq ? pc_[r.pc].oldest[kind] : pool_[last].younger) =
-        static_cast<std::uint16_t>(idx);
-    last = static_cast<std::uint16_t>(idx);
-  }
+  q = {dev_.bank_index(r.pc, r.bg, r.bank), r.row, r.col, r.bursts, seq_++, r.tag, kNone, r.write};
   const std::uint32_t b = q.bank;
   if (tail_[kind][b] == kNone) {  // the bank joins the active list, as a column until computed
     head_[kind][b] = idx;
@@ -75,6 +60,7 @@ void HbmController::enqueue(const HbmRequestIn& r, Cycle now) {
     where_[kind][b] = pos;
     slots_[kind][pos].bank = static_cast<std::uint16_t>(b);
     slots_[kind][pos].group = HbmDevice::kGroupRd;
+    slots_[kind][pos].seq = q.seq;  // the youngest: the columns stay in age order
   } else {
     pool_[tail_[kind][b]].next = idx;
   }
@@ -156,16 +142,59 @@ const HbmController::Cached& HbmController::recompute(int kind, std::uint32_t b)
   if (is_row(group)) pc_[dev_.pc_of(b)].row_from[kind] = 0;  // a new row candidate: scan
   sl.group = group;
   sl.seq = pool_[req].seq;
-  if (was_row != is_row(group)) {  // it crosses the boundary between columns and rows
-    const std::uint32_t pc = dev_.pc_of(b);
-    PcState& p = pc_[pc];
+  const std::uint32_t pc = dev_.pc_of(b);
+  PcState& p = pc_[pc];
+  if (was_row && !is_row(group)) {
+    // A new column takes the first row's place (the boundary moves up past it), then its place
+    // among the columns by age.
     const std::uint32_t boundary = pc * dev_.banks_per_pc() + p.active[kind] - p.rows[kind];
-    // A new row takes the last column's place (the boundary moves down onto it); a new column
-    // the first row's (the boundary moves up past it).
-    swap_slots(kind, where_[kind][b], was_row ? boundary : boundary - 1);
-    p.rows[kind] += was_row ? -1u : 1u;
+    swap_slots(kind, where_[kind][b], boundary);
+    --p.rows[kind];
+    place_column(kind, boundary);
+  } else if (!was_row && is_row(group)) {
+    // A new row goes to the last column's place (the younger columns move down one), and the
+    // boundary moves down onto it.
+    column_to_end(kind, pc, where_[kind][b]);
+    ++p.rows[kind];
+  } else if (!is_row(group)) {
+    place_column(kind, where_[kind][b]);
   }
   return c;
+}
+
+void HbmController::place_column(int kind, std::uint32_t pos) {
+  Slot* sl = slots_[kind].data();
+  std::uint32_t* where = where_[kind].data();
+  const std::uint32_t pc = dev_.pc_of(pos);  // (slots are laid out as banks are)
+  const PcState& p = pc_[pc];
+  const std::uint32_t base = pc * dev_.banks_per_pc();
+  const std::uint32_t end = base + p.active[kind] - p.rows[kind];
+  const Slot s = sl[pos];
+  for (; pos > base && sl[pos - 1].seq > s.seq; --pos) {
+    sl[pos] = sl[pos - 1];
+    where[sl[pos].bank] = pos;
+  }
+  for (; pos + 1 < end && sl[pos + 1].seq < s.seq; ++pos) {
+    sl[pos] = sl[pos + 1];
+    where[sl[pos].bank] = pos;
+  }
+  sl[pos] = s;
+  where[s.bank] = pos;
+}
+
+std::uint32_t HbmController::column_to_end(int kind, std::uint32_t pc, std::uint32_t pos) {
+  Slot* sl = slots_[kind].data();
+  std::uint32_t* where = where_[kind].data();
+  const PcState& p = pc_[pc];
+  const std::uint32_t end = pc * dev_.banks_per_pc() + p.active[kind] - p.rows[kind];
+  const Slot s = sl[pos];
+  for (; pos + 1 < end; ++pos) {
+    sl[pos] = sl[pos + 1];
+    where[sl[pos].bank] = pos;
+  }
+  sl[pos] = s;
+  where[s.bank] = pos;
+  return pos;
 }
 
 void HbmController::move_slot(int kind, std::uint32_t to, std::uint32_t from) {
@@ -242,32 +271,33 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
       next = kNever;
     }
   } else {
-    // The slots hold the column commands first, then the row commands. Branch-free over the
-    // columns (whether one is ready is unpredictable in streams of row hits); the rows are few.
-    // First the walk over the oldest requests: when it finds two ready columns, the oldest is
-    // the pick and the other lost (so the waiting columns cannot bound the next decision below
-    // the column terms: `waiting` is not needed).
-    // With the column terms ahead, no column is ready: they bound the next decision (the
-    // waiting columns' exact term can only be later; a decision before it changes nothing).
+    // The slots hold the column commands first, in age order, then the row commands. With the
+    // column terms ahead no column is ready: they bound the next decision (the waiting
+    // columns' exact term can only be later; a decision before it changes nothing). Otherwise
+    // the fast path walks the columns oldest first: the first ready one is the pick, and at a
+    // second ready one (it lost the bus, so `next` is bounded by the column terms) it stops.
+    // The reference scans them all, branch-free (the picks do not depend on their order).
     const std::uint32_t ncols = n - p.rows[kind];
     const bool fast = fast_ && hits_first_;
-    std::uint32_t walked = kNone;
-    if (fast && ncols > kWalkFrom && col_term <= t) {
-      // After a walk that found no pick, the next few decisions scan (random traffic, where
-      // the oldest requests seldom hit, would walk in vain).
-      if (p.walk_skip == 0) {
-        walked = walk_columns(pc, kind, t);
-        if (walked == kNone) p.walk_skip = kWalkPause;
-        walks_ += walked != kNone;
-      } else {
-        --p.walk_skip;
-      }
-    }
     if (fast && col_term > t) {
       waiting[HbmDevice::kGroupRd] = col_term;
-    } else if (walked != kNone) {
-      i_col = where_[kind][walked] - pc * dev_.banks_per_pc();
-      col_lost = true;
+    } else if (fast) {
+      Cycle later = kNever;
+      for (std::uint32_t i = 0; i < ncols; ++i) {
+        const Slot& c = slot[i];
+        const Cycle r = cmax(cmax(c.term, col_term), gt[c.group]);
+        if (r > t) {
+          later = r < later ? r : later;
+          continue;
+        }
+        if (i_col != kNone) {
+          col_lost = true;
+          break;
+        }
+        i_col = i;
+      }
+      fast_decisions_ += col_lost;
+      waiting[HbmDevice::kGroupRd] = later;  // (all of them unless col_lost)
     } else {
       constexpr std::uint64_t kNo = ~std::uint64_t{0};
       std::uint64_t col = kNo;
@@ -354,28 +384,6 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   }
 }
 
-std::uint32_t HbmController::walk_columns(std::uint32_t pc, int kind, Cycle t) const {
-  // A few steps: in a stream the two oldest requests that hit are usually ready, and when
-  // fewer than two columns are ready the full scan is needed anyway (for the waiting terms).
-  constexpr int kSteps = 6;
-  const bool w = kind != 0;
-  const std::uint32_t mask = dev_.banks_per_pc() - 1;
-  std::uint64_t seen = 0;  // banks whose oldest hit was met (their column candidate)
-  std::uint32_t first = kNone;
-  std::uint32_t i = pc_[pc].oldest[kind];
-  for (int step = 0; step < kSteps && i != kNoReq; ++step, i = pool_[i].younger) {
-    const Request& q = pool_[i];
-    const std::uint32_t b = q.bank;
-    const std::uint64_t bit = std::uint64_t{1} << (b & mask);
-    if ((seen & bit) || dev_.open_row(b) != static_cast<std::int64_t>(q.row)) continue;
-    seen |= bit;
-    if (cmax(dev_.column_bank(b, w), dev_.column_group(dev_.group_of(b), w)) > t) continue;
-    if (first != kNone) return first;  // a second ready column: the first is the pick
-    first = b;
-  }
-  return kNone;
-}
-
 bool HbmController::other_hit(std::uint32_t b, std::uint32_t row, std::uint32_t except) const {
   for (int k = 0; k < 2; ++k)
     for (std::uint32_t i = head_[k][b]; i != kNone; i = pool_[i].next)
@@ -384,12 +392,6 @@ bool HbmController::other_hit(std::uint32_t b, std::uint32_t row, std::uint32_t 
 }
 
 void HbmController::unlink(int kind, std::uint32_t b, std::uint32_t idx) {
-  {  // out of its pseudo-channel's age list
-    const Request& q = pool_[idx];
-    PcState& a = pc_[dev_.pc_of(b)];
-    (q.older == kNoReq ? a.oldest[kind] : pool_[q.older].younger) = q.younger;
-    (q.younger == kNoReq ? a.youngest[kind] : pool_[q.younger].older) = q.older;
-  }
   std::uint32_t prev = kNone;
   for (std::uint32_t i = head_[kind][b]; i != idx; i = pool_[i].next) prev = i;
   const std::uint32_t nxt = pool_[idx].next;
@@ -400,14 +402,12 @@ void HbmController::unlink(int kind, std::uint32_t b, std::uint32_t idx) {
     PcState& p = pc_[pc];
     const std::uint32_t pos = where_[kind][b];
     const std::uint32_t base = pc * dev_.banks_per_pc();
-    const std::uint32_t last = base + --p.active[kind];
     if (is_row(slots_[kind][pos].group)) {  // the last row fills its place
       --p.rows[kind];
-      move_slot(kind, pos, last);
-    } else {  // the last column fills its place, the last row the last column's
-      const std::uint32_t last_col = base + p.active[kind] - p.rows[kind];
-      move_slot(kind, pos, last_col);
-      move_slot(kind, last_col, last);
+      move_slot(kind, pos, base + --p.active[kind]);
+    } else {  // the younger columns move down one (age order), the last row to the last column
+      const std::uint32_t last_col = column_to_end(kind, pc, pos);
+      move_slot(kind, last_col, base + --p.active[kind]);
     }
     where_[kind][b] = kNone;
   }

@@ -92,8 +92,9 @@ class HbmController {
   /// With false, every decision takes the full scan over the candidates (the reference the
   /// fast paths are tested against: the same commands at the same cycles).
   void set_fast(bool fast) { fast_ = fast; }
-  /// Decisions the fast paths took (walk_columns found the pick), for the equality tests.
-  std::uint64_t fast_decisions() const { return walks_; }
+  /// Decisions the fast paths took (the column scan stopped at the second ready column, or
+  /// the row candidates were skipped), for the equality tests.
+  std::uint64_t fast_decisions() const { return fast_decisions_; }
 
  private:
   static constexpr std::uint32_t kNone = ~0u;
@@ -102,7 +103,6 @@ class HbmController {
   static bool is_row(std::uint16_t group) { return (group & 3) < 2; }
   struct Request {
     std::uint32_t bank, row, col, bursts, seq, tag, next;
-    std::uint16_t older, younger;  // neighbours in its pseudo-channel's age list of its kind
     bool write;
   };
   /// A bank's candidate command for one kind of request: valid until a command issues to the
@@ -133,9 +133,6 @@ class HbmController {
                                        // that kind must be recomputed
     std::uint32_t active[2] = {0, 0};  // banks with requests of each kind (their slots)
     std::uint32_t rows[2] = {0, 0};    // how many of those slots hold a row command (the last)
-    std::uint16_t oldest[2] = {kNoReq, kNoReq};  // its queued requests of each kind by age
-    std::uint16_t youngest[2] = {kNoReq, kNoReq};
-    std::uint32_t walk_skip = 0;  // decisions to go before the next walk_columns
     // Fast path: for each kind, the cycles the waiting row candidates (activates, precharges)
     // were ready at when last scanned, and their minimum (0: scan them). A candidate's terms
     // only grow while it stands, so none is ready before these; recompute() resets them when a
@@ -179,14 +176,12 @@ class HbmController {
         return dev_.column_ready(b, is_write(c.cmd));
     }
   }
-  /// FR-FCFS, the fast way to the column pick: walks `pc`'s requests of `kind` oldest first
-  /// (a bank's column candidate is its oldest row hit) until two ready column candidates are
-  /// found, so the oldest ready one is the pick and a ready one lost its bus. Returns its bank,
-  /// or kNone when the walk did not find two within a few steps (then the full scan decides).
-  /// The column terms of the pseudo-channel are due by `t`. Taken over the scan when more than
-  /// kWalkFrom banks have a column candidate (the scan is cheaper over a few).
-  std::uint32_t walk_columns(std::uint32_t pc, int kind, Cycle t) const;
-  static constexpr std::uint32_t kWalkFrom = 4, kWalkPause = 8;
+  /// Keeps the column slots of `kind` of bank `b`'s pseudo-channel in age order after the
+  /// slot at `pos` (a column) got a new age: moves it to its place, shifting the others.
+  void place_column(int kind, std::uint32_t pos);
+  /// Moves the column slot at `pos` to the last column position, shifting the younger ones
+  /// down (their order kept); returns that position.
+  std::uint32_t column_to_end(int kind, std::uint32_t pc, std::uint32_t pos);
   void issue_column(int kind, std::uint32_t bank, Cycle t);
   void issue_row(int kind, std::uint32_t bank, Cycle t);
   void issue_refresh(std::uint32_t pc, Cycle t);
@@ -227,14 +222,15 @@ class HbmController {
   std::uint32_t drain_high_, drain_low_;
   bool hits_first_;
   bool fast_ = true;
-  std::uint64_t walks_ = 0;
+  std::uint64_t fast_decisions_ = 0;
 
   std::vector<Request> pool_;
   std::uint32_t free_ = kNone;
   std::vector<std::uint32_t> head_[2], tail_[2];  // per bank, per kind (0 read, 1 write)
   std::vector<std::uint32_t> where_[2];           // per bank: its slot among its PC's active
-  // Per kind: banks_per_pc slots per PC, the first `active` used: the column commands, then
-  // the `rows` row commands (recompute, enqueue and unlink keep that order).
+  // Per kind: banks_per_pc slots per PC, the first `active` used: the column commands in age
+  // order (oldest first), then the `rows` row commands in any order (recompute, enqueue and
+  // unlink keep that order).
   std::vector<Slot> slots_[2];
   std::vector<Cached> cache_[2];  // per bank: its candidate for each kind
   std::vector<PcState> pc_;
