@@ -444,13 +444,18 @@ void HbmController::issue_column(int kind, std::uint32_t b, Cycle t) {
     ++stats_.precharges;
     invalidate(b);
   }
-  if (!last) {
+  if (__builtin_expect(!last, 1)) {
     --q.bursts;
     ++q.col;
     return;
   }
-  (w ? stats_.writes : stats_.reads) += 1;
-  done_[kind].push_back({end, q.tag});
+  finish_request(kind, b, idx, end, t);
+}
+
+void HbmController::finish_request(int kind, std::uint32_t b, std::uint32_t idx, Cycle end,
+                                   Cycle t) {
+  (kind ? stats_.writes : stats_.reads) += 1;
+  done_[kind].push_back({end, pool_[idx].tag});
   unlink(kind, b, idx);
   invalidate(kind, b);  // it served the finished request
   count_change(dev_.pc_of(b), kind, -1, t);
@@ -460,10 +465,10 @@ void HbmController::issue_column(int kind, std::uint32_t b, Cycle t) {
 void HbmController::issue_row(int kind, std::uint32_t b, Cycle t) {
   const Cached c = entry(kind, b);
   if (c.cmd == HbmCommand::kAct) {
-    dev_.issue(HbmCommand::kAct, b, pool_[c.req].row, t);
+    dev_.issue_act(b, pool_[c.req].row, t);
     ++stats_.activates;
   } else {
-    dev_.issue(HbmCommand::kPre, b, 0, t);
+    dev_.issue_pre(b, t);
     ++stats_.precharges;
   }
   note(c.cmd, b, t);

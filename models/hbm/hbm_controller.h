@@ -59,9 +59,11 @@ class HbmController {
     // A decision changes no other pseudo-channel's decision cycle (what it enqueues on freed
     // space goes to its own), so the minimum is taken in the same pass.
     Cycle d = kNever;
-    for (std::uint32_t pc = 0; pc < decide_at_.size(); ++pc) {
-      if (decide_at_[pc] <= t) decide(pc, t);
-      d = decide_at_[pc] < d ? decide_at_[pc] : d;
+    const Cycle* at = decide_at_.data();  // (never resized)
+    const std::uint32_t n = dev_.pcs();
+    for (std::uint32_t pc = 0; pc < n; ++pc) {
+      if (at[pc] <= t) decide(pc, t);
+      d = at[pc] < d ? at[pc] : d;
     }
     next_decide_ = d;
   }
@@ -183,6 +185,9 @@ class HbmController {
   /// down (their order kept); returns that position.
   std::uint32_t column_to_end(int kind, std::uint32_t pc, std::uint32_t pos);
   void issue_column(int kind, std::uint32_t bank, Cycle t);
+  /// Its last burst issued (data over the bus at `end`): request `idx` leaves bank `b`.
+  [[gnu::noinline]] void finish_request(int kind, std::uint32_t b, std::uint32_t idx, Cycle end,
+                                        Cycle t);
   void issue_row(int kind, std::uint32_t bank, Cycle t);
   void issue_refresh(std::uint32_t pc, Cycle t);
   bool other_hit(std::uint32_t b, std::uint32_t row, std::uint32_t except) const;

@@ -113,6 +113,36 @@ class HbmDevice {
     }
     col_bus_ = t + 1;
   }
+  /// Issues an activate of `row` in bank `b` at `t`: issue()'s case, inline (the same check).
+  void issue_act(std::uint32_t b, std::int64_t row, Cycle t) {
+    if (__builtin_expect(is_open(b) || t < act_ready(b), 0)) illegal(HbmCommand::kAct, b, t);
+    Bank& k = bank_[b];
+    Pc& p = pc_[pc_of(b)];
+    k.row = row;
+    k.opened = t;
+    k.next[kRd] = cmax(k.next[kRd], t + t_.rcd_rd);
+    k.next[kWr] = cmax(k.next[kWr], t + t_.rcd_wr);
+    k.next[kPre] = cmax(k.next[kPre], t + t_.ras);
+    k.next[kAct] = cmax(k.next[kAct], t + t_.rc);
+    Cycle& g = group_[group_of(b)].next[kGroupAct];
+    g = cmax(g, t + t_.rrd_l);
+    p.next_act = cmax(p.next_act, t + t_.rrd_s);
+    p.next_ref = cmax(p.next_ref, t + t_.rc);
+    p.faw[p.faw_i] = t;
+    p.faw_i = (p.faw_i + 1) % 4;
+    ++p.open;
+    row_bus_ = t + 1;
+  }
+  /// Issues a precharge to bank `b` at `t`: issue()'s case, inline (the same check).
+  void issue_pre(std::uint32_t b, Cycle t) {
+    if (__builtin_expect(!is_open(b) || t < pre_ready(b), 0)) illegal(HbmCommand::kPre, b, t);
+    close(b, t);
+    Cycle& a = bank_[b].next[kAct];
+    a = cmax(a, t + t_.rp);
+    Cycle& r = pc_[pc_of(b)].next_ref;
+    r = cmax(r, t + t_.rp);
+    row_bus_ = t + 1;
+  }
   /// Cycle the data of a column command issued at `t` has fully crossed the bus.
   Cycle data_end(HbmCommand c, Cycle t) const { return t + (is_write(c) ? t_.cwl : t_.cl) + t_.bl; }
   /// Sum over banks of cycles with a row open or precharging, up to `now`.
@@ -169,7 +199,12 @@ class HbmDevice {
     std::uint32_t faw_i = 0;                              // oldest entry
     std::uint32_t open = 0;                               // banks with a row open
   };
-  void close(std::uint32_t b, Cycle pre_at);
+  void close(std::uint32_t b, Cycle pre_at) {
+    Bank& k = bank_[b];
+    busy_ += pre_at + t_.rp - k.opened;
+    k.row = -1;
+    --pc_[pc_of(b)].open;
+  }
   /// Reports command `c` to bank `b` at `t` as illegal (an internal error).
   [[noreturn]] void illegal(HbmCommand c, std::uint32_t b, Cycle t) const;
 
