@@ -296,7 +296,7 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
         }
         i_col = i;
       }
-      fast_decisions_ += col_lost;
+      early_stops_ += col_lost;
       waiting[HbmDevice::kGroupRd] = later;  // (all of them unless col_lost)
     } else {
       constexpr std::uint64_t kNo = ~std::uint64_t{0};
@@ -322,6 +322,7 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
       // scanned): the cycles they were ready at then bound the next decision from below.
       waiting[HbmDevice::kGroupAct] = p.row_wait[kind][0];
       waiting[HbmDevice::kGroupNone] = p.row_wait[kind][1];
+      row_skips_ += p.rows[kind] != 0;
     } else {
       const Cycle pc_term[2] = {dev_.act_shared(pc), dev_.row_bus()};
       std::uint32_t row_seq = kNone;
@@ -489,6 +490,24 @@ void HbmController::issue_refresh(std::uint32_t pc, Cycle t) {
   ++stats_.refreshes;
   pc_[pc].refreshing = false;
   refresh_.refreshed(pc);
+}
+
+bool HbmController::slots_consistent() const {
+  for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc) {
+    for (int k = 0; k < 2; ++k) {
+      const PcState& p = pc_[pc];
+      const std::uint32_t base = pc * dev_.banks_per_pc(), n = p.active[k];
+      const std::uint32_t ncols = n - p.rows[k];
+      for (std::uint32_t i = base; i < base + n; ++i) {
+        const Slot& s = slots_[k][i];
+        if (where_[k][s.bank] != i || is_row(s.group) != (i >= base + ncols)) return false;
+        if (i > base && i < base + ncols && slots_[k][i - 1].seq >= s.seq) return false;
+        const Cached& c = cache_[k][s.bank];
+        if (c.req != kNoReq && pool_[c.req].seq != s.seq) return false;
+      }
+    }
+  }
+  return true;
 }
 
 HbmChannelStats HbmController::stats(Cycle now) const {

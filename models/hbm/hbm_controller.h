@@ -94,9 +94,15 @@ class HbmController {
   /// With false, every decision takes the full scan over the candidates (the reference the
   /// fast paths are tested against: the same commands at the same cycles).
   void set_fast(bool fast) { fast_ = fast; }
-  /// Decisions the fast paths took (the column scan stopped at the second ready column, or
-  /// the row candidates were skipped), for the equality tests.
-  std::uint64_t fast_decisions() const { return fast_decisions_; }
+  /// Decisions the fast paths shortened, for the equality tests: the column scan stopped at
+  /// the second ready column (early_stops), the row candidates were not scanned (row_skips).
+  std::uint64_t fast_decisions() const { return early_stops_ + row_skips_; }
+  std::uint64_t early_stops() const { return early_stops_; }
+  std::uint64_t row_skips() const { return row_skips_; }
+  /// The candidate slots' invariants (for tests): each PC's column slots in strict age order
+  /// before its row slots, where_ pointing at them, and every valid candidate's age in its
+  /// slot.
+  bool slots_consistent() const;
 
  private:
   static constexpr std::uint32_t kNone = ~0u;
@@ -227,7 +233,7 @@ class HbmController {
   std::uint32_t drain_high_, drain_low_;
   bool hits_first_;
   bool fast_ = true;
-  std::uint64_t fast_decisions_ = 0;
+  std::uint64_t early_stops_ = 0, row_skips_ = 0;
 
   std::vector<Request> pool_;
   std::uint32_t free_ = kNone;
