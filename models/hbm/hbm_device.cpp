@@ -48,7 +48,9 @@ HbmTimingParams::HbmTimingParams(const HbmConfig& c)
       refi(c.t_refi),
       rfc(c.t_rfc),
       btr(c.t_btr),
-      bl(c.t_bl()) {}
+      bl(c.t_bl()),
+      gap_{std::max(bl, ccd_s), cl + bl + btr - cwl, cwl + bl + wtr_s, cwl + bl + wtr_l,
+           cwl + bl + wr} {}
 
 namespace {
 std::uint32_t log2_of(std::uint32_t v) {

@@ -49,12 +49,15 @@ inline bool is_write(HbmCommand c) { return c == HbmCommand::kWrite || c == HbmC
 struct HbmTimingParams {
   Cycle cl, cwl, rcd_rd, rcd_wr, rp, ras, rc, wr, rtp, ccd_s, ccd_l, rrd_s, rrd_l, faw, wtr_s,
       wtr_l, refi, rfc, btr, bl;
-  Cycle rd_to_rd_s() const { return std::max(bl, ccd_s); }  ///< data bus and tCCD_S
-  Cycle rd_to_wr() const { return cl + bl + btr - cwl; }
-  Cycle wr_to_rd_s() const { return cwl + bl + wtr_s; }
-  Cycle wr_to_rd_l() const { return cwl + bl + wtr_l; }
-  Cycle wr_to_pre() const { return cwl + bl + wr; }
+  Cycle rd_to_rd_s() const { return gap_[0]; }  ///< data bus and tCCD_S: max(tBL, tCCD_S)
+  Cycle rd_to_wr() const { return gap_[1]; }    ///< tCL + tBL + tBTR - tCWL
+  Cycle wr_to_rd_s() const { return gap_[2]; }  ///< tCWL + tBL + tWTR_S
+  Cycle wr_to_rd_l() const { return gap_[3]; }  ///< tCWL + tBL + tWTR_L
+  Cycle wr_to_pre() const { return gap_[4]; }   ///< tCWL + tBL + tWR
   explicit HbmTimingParams(const HbmConfig& c);
+
+ private:
+  Cycle gap_[5];  // the composite gaps, computed once (they sit on the per-burst path)
 };
 
 /// One channel's DRAM state and timing rules; cycle-exact; commands come from a controller.
