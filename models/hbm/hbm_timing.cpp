@@ -63,15 +63,17 @@ Cycle HbmTiming::next_event() const {
 
 int HbmTiming::first_response() const {
   int best = -1;
-  for (std::size_t i = 0; i < responses_.size(); ++i) {
-    if (responses_[i].empty()) continue;
-    const Response& r = responses_[i].front();
+  const HbmRing<Response>* q = responses_.data();  // (by pointer: size() would divide)
+  const auto n = static_cast<int>(latencies_.size());
+  for (int i = 0; i < n; ++i) {
+    if (q[i].empty()) continue;
+    const Response& r = q[i].front();
     if (best < 0) {
-      best = static_cast<int>(i);
+      best = i;
       continue;
     }
-    const Response& b = responses_[static_cast<std::size_t>(best)].front();
-    if (r.at < b.at || (r.at == b.at && r.seq < b.seq)) best = static_cast<int>(i);
+    const Response& b = q[best].front();
+    if (r.at < b.at || (r.at == b.at && r.seq < b.seq)) best = i;
   }
   return best;
 }
