@@ -248,6 +248,7 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   std::uint32_t i_col = kNone, i_row = kNone;
   bool col_lost = false, row_lost = false;  // FR-FCFS: a ready command is left for later
   bool pre_lost = false;                    // a precharge may be among the ready row commands
+  bool rows_scanned = false;                // the fast path scanned the row candidates
   // The earliest cycle of the waiting candidates per GroupSlot (FR-FCFS): after the picks
   // issue, none of them can issue before that kind's shared term either.
   Cycle waiting[4] = {kNever, kNever, kNever, kNever};
@@ -338,10 +339,7 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
         pre_lost |= s == HbmDevice::kGroupNone;
         if (c.seq < row_seq) row_seq = c.seq, i_row = i;
       }
-      // Kept while every row candidate waits (a ready one is issued or stays ready: scan).
-      p.row_wait[kind][0] = waiting[HbmDevice::kGroupAct];
-      p.row_wait[kind][1] = waiting[HbmDevice::kGroupNone];
-      p.row_from[kind] = i_row != kNone ? 0 : std::min(waiting[0], waiting[1]);
+      rows_scanned = fast;  // (their bound is kept once the picks have issued)
     }
   }
   // Issue at most one column and one row command; the column one may unlink a request, which
@@ -363,6 +361,19 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
     // the row bus); a precharge only for the row bus.
     if (row_lost) next = std::min(next, pre_lost ? row : act);
     next = std::max(next, t + 1);
+    if (rows_scanned) {
+      // The row candidates' bound: the waiting ones' cycles, and for ready ones that lost, the
+      // shared terms the picks raised, as for `next`. The bank whose row command issued has a
+      // new candidate: recompute() clears the bound if it is a row command again.
+      Cycle w0 = waiting[HbmDevice::kGroupAct], w1 = waiting[HbmDevice::kGroupNone];
+      if (row_lost) {
+        w0 = std::min(w0, act);
+        if (pre_lost) w1 = std::min(w1, row);
+      }
+      p.row_wait[kind][0] = w0;
+      p.row_wait[kind][1] = w1;
+      p.row_from[kind] = std::min(w0, w1);
+    }
   }
   next = std::min(due, next);
   if (space_freed_) update_mode(pc);
