@@ -283,10 +283,13 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
     if (fast && col_term > t) {
       waiting[HbmDevice::kGroupRd] = col_term;
     } else if (fast) {
+      // (col_term <= t here, so it decides nothing; `later` leaves it out too: the next
+      // decision takes the larger of `later` and the column terms after the pick, never less
+      // than col_term.)
       Cycle later = kNever;
       for (std::uint32_t i = 0; i < ncols; ++i) {
         const Slot& c = slot[i];
-        const Cycle r = cmax(cmax(c.term, col_term), gt[c.group]);
+        const Cycle r = cmax(c.term, gt[c.group]);
         if (r > t) {
           later = r < later ? r : later;
           continue;
