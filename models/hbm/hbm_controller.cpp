@@ -48,22 +48,7 @@ void HbmController::enqueue(const HbmRequestIn& r, Cycle now) {
   const std::uint32_t idx = free_;
   free_ = pool_[idx].next;
   Request& q = pool_[idx];
-  q = {dev_.bank_index(r.pc, r.bg, r.bank),
-       r.row,
-       r.col,
-       r.bursts,
-       seq_++,
-       r.tag,
-       kNone,
-       pc_[r.pc].youngest[kind],
-       kNoReq,
-       r.write};
-  {  // the youngest of its pseudo-channel's requests of its kind
-    std::uint16_t& last = pc_[r.pc].youngest[kind];
-    (last == kNoReq ? pc_[r.pc].oldest[kind] : pool_[last].younger) =
-        static_cast<std::uint16_t>(idx);
-    last = static_cast<std::uint16_t>(idx);
-  }
+  q = {dev_.bank_index(r.pc, r.bg, r.bank), r.row, r.col, r.bursts, seq_++, r.tag, kNone, r.write};
   const std::uint32_t b = q.bank;
   if (tail_[kind][b] == kNone) {  // the bank joins the active list, as a column until computed
     head_[kind][b] = idx;
@@ -75,6 +60,7 @@ void HbmController::enqueue(const HbmRequestIn& r, Cycle now) {
     where_[kind][b] = pos;
     slots_[kind][pos].bank = static_cast<std::uint16_t>(b);
     slots_[kind][pos].group = HbmDevice::kGroupRd;
+    slots_[kind][pos].seq = q.seq;  // the youngest: the columns stay in age order
   } else {
     pool_[tail_[kind][b]].next = idx;
   }
@@ -123,17 +109,6 @@ void HbmController::complete(Cycle t) {
   }
 }
 
-void HbmController::decide_due(Cycle t) {
-  // A decision changes no other pseudo-channel's decision cycle (what it enqueues on freed space
-  // goes to its own), so the minimum is taken in the same pass.
-  Cycle d = kNever;
-  for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc) {
-    if (decide_at_[pc] <= t) decide(pc, t);
-    d = std::min(d, decide_at_[pc]);
-  }
-  next_decide_ = d;
-}
-
 const HbmController::Cached& HbmController::recompute(int kind, std::uint32_t b) {
   Cached& c = entry(kind, b);
   const std::uint32_t h = head_[kind][b];
@@ -164,18 +139,62 @@ const HbmController::Cached& HbmController::recompute(int kind, std::uint32_t b)
   c.req = static_cast<std::uint16_t>(req);
   const auto group = static_cast<std::uint16_t>(4 * dev_.group_of(b) + gslot);
   const bool was_row = is_row(sl.group);
+  if (is_row(group)) pc_[dev_.pc_of(b)].row_from[kind] = 0;  // a new row candidate: scan
   sl.group = group;
   sl.seq = pool_[req].seq;
-  if (was_row != is_row(group)) {  // it crosses the boundary between columns and rows
-    const std::uint32_t pc = dev_.pc_of(b);
-    PcState& p = pc_[pc];
+  const std::uint32_t pc = dev_.pc_of(b);
+  PcState& p = pc_[pc];
+  if (was_row && !is_row(group)) {
+    // A new column takes the first row's place (the boundary moves up past it), then its place
+    // among the columns by age.
     const std::uint32_t boundary = pc * dev_.banks_per_pc() + p.active[kind] - p.rows[kind];
-    // A new row takes the last column's place (the boundary moves down onto it); a new column
-    // the first row's (the boundary moves up past it).
-    swap_slots(kind, where_[kind][b], was_row ? boundary : boundary - 1);
-    p.rows[kind] += was_row ? -1u : 1u;
+    swap_slots(kind, where_[kind][b], boundary);
+    --p.rows[kind];
+    place_column(kind, boundary);
+  } else if (!was_row && is_row(group)) {
+    // A new row goes to the last column's place (the younger columns move down one), and the
+    // boundary moves down onto it.
+    column_to_end(kind, pc, where_[kind][b]);
+    ++p.rows[kind];
+  } else if (!is_row(group)) {
+    place_column(kind, where_[kind][b]);
   }
   return c;
+}
+
+void HbmController::place_column(int kind, std::uint32_t pos) {
+  Slot* sl = slots_[kind].data();
+  std::uint32_t* where = where_[kind].data();
+  const std::uint32_t pc = dev_.pc_of(pos);  // (slots are laid out as banks are)
+  const PcState& p = pc_[pc];
+  const std::uint32_t base = pc * dev_.banks_per_pc();
+  const std::uint32_t end = base + p.active[kind] - p.rows[kind];
+  const Slot s = sl[pos];
+  for (; pos > base && sl[pos - 1].seq > s.seq; --pos) {
+    sl[pos] = sl[pos - 1];
+    where[sl[pos].bank] = pos;
+  }
+  for (; pos + 1 < end && sl[pos + 1].seq < s.seq; ++pos) {
+    sl[pos] = sl[pos + 1];
+    where[sl[pos].bank] = pos;
+  }
+  sl[pos] = s;
+  where[s.bank] = pos;
+}
+
+std::uint32_t HbmController::column_to_end(int kind, std::uint32_t pc, std::uint32_t pos) {
+  Slot* sl = slots_[kind].data();
+  std::uint32_t* where = where_[kind].data();
+  const PcState& p = pc_[pc];
+  const std::uint32_t end = pc * dev_.banks_per_pc() + p.active[kind] - p.rows[kind];
+  const Slot s = sl[pos];
+  for (; pos + 1 < end; ++pos) {
+    sl[pos] = sl[pos + 1];
+    where[sl[pos].bank] = pos;
+  }
+  sl[pos] = s;
+  where[s.bank] = pos;
+  return pos;
 }
 
 void HbmController::move_slot(int kind, std::uint32_t to, std::uint32_t from) {
@@ -213,7 +232,6 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   // bank group's term and its pseudo-channel's (with the command bus): max of three loads.
   // Indexed by the group term's slot (GroupSlot: activate, none = precharge, read, write).
   const Cycle col_term = dev_.column_shared(pc, w);
-  const Cycle pc_term[4] = {dev_.act_shared(pc), dev_.row_bus(), col_term, col_term};
   const Cycle* gt = dev_.group_terms();
   const std::uint32_t n = p.active[kind];
   if (p.stale[kind]) {  // recompute stale candidates first: the scan below only reads
@@ -230,12 +248,14 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   std::uint32_t i_col = kNone, i_row = kNone;
   bool col_lost = false, row_lost = false;  // FR-FCFS: a ready command is left for later
   bool pre_lost = false;                    // a precharge may be among the ready row commands
+  bool rows_scanned = false;                // the fast path scanned the row candidates
   // The earliest cycle of the waiting candidates per GroupSlot (FR-FCFS): after the picks
   // issue, none of them can issue before that kind's shared term either.
   Cycle waiting[4] = {kNever, kNever, kNever, kNever};
   Cycle next = kNever;
   if (__builtin_expect(sched_ == SchedulerKind::kFcfs, 0)) {
     // FCFS: only the oldest request may advance.
+    const Cycle pc_term[4] = {dev_.act_shared(pc), dev_.row_bus(), col_term, col_term};
     std::uint64_t old = ~std::uint64_t{0};
     for (std::uint32_t i = 0; i < n; ++i) {
       const std::uint64_t k = std::uint64_t{slot[i].seq} << 32 | i;
@@ -252,32 +272,36 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
       next = kNever;
     }
   } else {
-    // The slots hold the column commands first, then the row commands. Branch-free over the
-    // columns (whether one is ready is unpredictable in streams of row hits); the rows are few.
-    // First the walk over the oldest requests: when it finds two ready columns, the oldest is
-    // the pick and the other lost (so the waiting columns cannot bound the next decision below
-    // the column terms: `waiting` is not needed).
-    // With the column terms ahead, no column is ready: they bound the next decision (the
-    // waiting columns' exact term can only be later; a decision before it changes nothing).
+    // The slots hold the column commands first, in age order, then the row commands. With the
+    // column terms ahead no column is ready: they bound the next decision (the waiting
+    // columns' exact term can only be later; a decision before it changes nothing). Otherwise
+    // the fast path walks the columns oldest first: the first ready one is the pick, and at a
+    // second ready one (it lost the bus, so `next` is bounded by the column terms) it stops.
+    // The reference scans them all, branch-free (the picks do not depend on their order).
     const std::uint32_t ncols = n - p.rows[kind];
     const bool fast = fast_ && hits_first_;
-    std::uint32_t walked = kNone;
-    if (fast && ncols > kWalkFrom && col_term <= t) {
-      // After a walk that found no pick, the next few decisions scan (random traffic, where
-      // the oldest requests seldom hit, would walk in vain).
-      if (p.walk_skip == 0) {
-        walked = walk_columns(pc, kind, t);
-        if (walked == kNone) p.walk_skip = kWalkPause;
-        walks_ += walked != kNone;
-      } else {
-        --p.walk_skip;
-      }
-    }
     if (fast && col_term > t) {
       waiting[HbmDevice::kGroupRd] = col_term;
-    } else if (walked != kNone) {
-      i_col = where_[kind][walked] - pc * dev_.banks_per_pc();
-      col_lost = true;
+    } else if (fast) {
+      // (col_term <= t here, so it decides nothing; `later` leaves it out too: the next
+      // decision takes the larger of `later` and the column terms after the pick, never less
+      // than col_term.)
+      Cycle later = kNever;
+      for (std::uint32_t i = 0; i < ncols; ++i) {
+        const Slot& c = slot[i];
+        const Cycle r = cmax(c.term, gt[c.group]);
+        if (r > t) {
+          later = r < later ? r : later;
+          continue;
+        }
+        if (i_col != kNone) {
+          col_lost = true;
+          break;
+        }
+        i_col = i;
+      }
+      early_stops_ += col_lost;
+      waiting[HbmDevice::kGroupRd] = later;  // (all of them unless col_lost)
     } else {
       constexpr std::uint64_t kNo = ~std::uint64_t{0};
       std::uint64_t col = kNo;
@@ -297,18 +321,28 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
       col_lost = ncol > 1;
       waiting[HbmDevice::kGroupRd] = static_cast<Cycle>(later);  // (one kind of column per scan)
     }
-    std::uint32_t row_seq = kNone;
-    for (std::uint32_t i = ncols; i < n; ++i) {
-      const Slot& c = slot[i];
-      const std::uint32_t s = c.group & 3;  // kGroupAct or kGroupNone (a precharge)
-      const Cycle r = cmax(cmax(c.term, pc_term[s]), gt[c.group]);
-      if (r > t) {
-        waiting[s] = std::min(waiting[s], r);
-        continue;
+    if (fast && t < p.row_from[kind]) {
+      // No row candidate is ready before row_from (their terms only grew since they were
+      // scanned): the cycles they were ready at then bound the next decision from below.
+      waiting[HbmDevice::kGroupAct] = p.row_wait[kind][0];
+      waiting[HbmDevice::kGroupNone] = p.row_wait[kind][1];
+      row_skips_ += p.rows[kind] != 0;
+    } else {
+      const Cycle pc_term[2] = {dev_.act_shared(pc), dev_.row_bus()};
+      std::uint32_t row_seq = kNone;
+      for (std::uint32_t i = ncols; i < n; ++i) {
+        const Slot& c = slot[i];
+        const std::uint32_t s = c.group & 3;  // kGroupAct or kGroupNone (a precharge)
+        const Cycle r = cmax(cmax(c.term, pc_term[s]), gt[c.group]);
+        if (r > t) {
+          waiting[s] = std::min(waiting[s], r);
+          continue;
+        }
+        row_lost |= i_row != kNone;
+        pre_lost |= s == HbmDevice::kGroupNone;
+        if (c.seq < row_seq) row_seq = c.seq, i_row = i;
       }
-      row_lost |= i_row != kNone;
-      pre_lost |= s == HbmDevice::kGroupNone;
-      if (c.seq < row_seq) row_seq = c.seq, i_row = i;
+      rows_scanned = fast;  // (their bound is kept once the picks have issued)
     }
   }
   // Issue at most one column and one row command; the column one may unlink a request, which
@@ -330,6 +364,19 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
     // the row bus); a precharge only for the row bus.
     if (row_lost) next = std::min(next, pre_lost ? row : act);
     next = std::max(next, t + 1);
+    if (rows_scanned) {
+      // The row candidates' bound: the waiting ones' cycles, and for ready ones that lost, the
+      // shared terms the picks raised, as for `next`. The bank whose row command issued has a
+      // new candidate: recompute() clears the bound if it is a row command again.
+      Cycle w0 = waiting[HbmDevice::kGroupAct], w1 = waiting[HbmDevice::kGroupNone];
+      if (row_lost) {
+        w0 = std::min(w0, act);
+        if (pre_lost) w1 = std::min(w1, row);
+      }
+      p.row_wait[kind][0] = w0;
+      p.row_wait[kind][1] = w1;
+      p.row_from[kind] = std::min(w0, w1);
+    }
   }
   next = std::min(due, next);
   if (space_freed_) update_mode(pc);
@@ -352,28 +399,6 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   }
 }
 
-std::uint32_t HbmController::walk_columns(std::uint32_t pc, int kind, Cycle t) const {
-  // A few steps: in a stream the two oldest requests that hit are usually ready, and when
-  // fewer than two columns are ready the full scan is needed anyway (for the waiting terms).
-  constexpr int kSteps = 6;
-  const bool w = kind != 0;
-  const std::uint32_t mask = dev_.banks_per_pc() - 1;
-  std::uint64_t seen = 0;  // banks whose oldest hit was met (their column candidate)
-  std::uint32_t first = kNone;
-  std::uint32_t i = pc_[pc].oldest[kind];
-  for (int step = 0; step < kSteps && i != kNoReq; ++step, i = pool_[i].younger) {
-    const Request& q = pool_[i];
-    const std::uint32_t b = q.bank;
-    const std::uint64_t bit = std::uint64_t{1} << (b & mask);
-    if ((seen & bit) || dev_.open_row(b) != static_cast<std::int64_t>(q.row)) continue;
-    seen |= bit;
-    if (cmax(dev_.column_bank(b, w), dev_.column_group(dev_.group_of(b), w)) > t) continue;
-    if (first != kNone) return first;  // a second ready column: the first is the pick
-    first = b;
-  }
-  return kNone;
-}
-
 bool HbmController::other_hit(std::uint32_t b, std::uint32_t row, std::uint32_t except) const {
   for (int k = 0; k < 2; ++k)
     for (std::uint32_t i = head_[k][b]; i != kNone; i = pool_[i].next)
@@ -382,12 +407,6 @@ bool HbmController::other_hit(std::uint32_t b, std::uint32_t row, std::uint32_t 
 }
 
 void HbmController::unlink(int kind, std::uint32_t b, std::uint32_t idx) {
-  {  // out of its pseudo-channel's age list
-    const Request& q = pool_[idx];
-    PcState& a = pc_[dev_.pc_of(b)];
-    (q.older == kNoReq ? a.oldest[kind] : pool_[q.older].younger) = q.younger;
-    (q.younger == kNoReq ? a.youngest[kind] : pool_[q.younger].older) = q.older;
-  }
   std::uint32_t prev = kNone;
   for (std::uint32_t i = head_[kind][b]; i != idx; i = pool_[i].next) prev = i;
   const std::uint32_t nxt = pool_[idx].next;
@@ -398,14 +417,12 @@ void HbmController::unlink(int kind, std::uint32_t b, std::uint32_t idx) {
     PcState& p = pc_[pc];
     const std::uint32_t pos = where_[kind][b];
     const std::uint32_t base = pc * dev_.banks_per_pc();
-    const std::uint32_t last = base + --p.active[kind];
     if (is_row(slots_[kind][pos].group)) {  // the last row fills its place
       --p.rows[kind];
-      move_slot(kind, pos, last);
-    } else {  // the last column fills its place, the last row the last column's
-      const std::uint32_t last_col = base + p.active[kind] - p.rows[kind];
-      move_slot(kind, pos, last_col);
-      move_slot(kind, last_col, last);
+      move_slot(kind, pos, base + --p.active[kind]);
+    } else {  // the younger columns move down one (age order), the last row to the last column
+      const std::uint32_t last_col = column_to_end(kind, pc, pos);
+      move_slot(kind, last_col, base + --p.active[kind]);
     }
     where_[kind][b] = kNone;
   }
@@ -442,13 +459,18 @@ void HbmController::issue_column(int kind, std::uint32_t b, Cycle t) {
     ++stats_.precharges;
     invalidate(b);
   }
-  if (!last) {
+  if (__builtin_expect(!last, 1)) {
     --q.bursts;
     ++q.col;
     return;
   }
-  (w ? stats_.writes : stats_.reads) += 1;
-  done_[kind].push_back({end, q.tag});
+  finish_request(kind, b, idx, end, t);
+}
+
+void HbmController::finish_request(int kind, std::uint32_t b, std::uint32_t idx, Cycle end,
+                                   Cycle t) {
+  (kind ? stats_.writes : stats_.reads) += 1;
+  done_[kind].push_back({end, pool_[idx].tag});
   unlink(kind, b, idx);
   invalidate(kind, b);  // it served the finished request
   count_change(dev_.pc_of(b), kind, -1, t);
@@ -458,10 +480,10 @@ void HbmController::issue_column(int kind, std::uint32_t b, Cycle t) {
 void HbmController::issue_row(int kind, std::uint32_t b, Cycle t) {
   const Cached c = entry(kind, b);
   if (c.cmd == HbmCommand::kAct) {
-    dev_.issue(HbmCommand::kAct, b, pool_[c.req].row, t);
+    dev_.issue_act(b, pool_[c.req].row, t);
     ++stats_.activates;
   } else {
-    dev_.issue(HbmCommand::kPre, b, 0, t);
+    dev_.issue_pre(b, t);
     ++stats_.precharges;
   }
   note(c.cmd, b, t);
@@ -482,6 +504,24 @@ void HbmController::issue_refresh(std::uint32_t pc, Cycle t) {
   ++stats_.refreshes;
   pc_[pc].refreshing = false;
   refresh_.refreshed(pc);
+}
+
+bool HbmController::slots_consistent() const {
+  for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc) {
+    for (int k = 0; k < 2; ++k) {
+      const PcState& p = pc_[pc];
+      const std::uint32_t base = pc * dev_.banks_per_pc(), n = p.active[k];
+      const std::uint32_t ncols = n - p.rows[k];
+      for (std::uint32_t i = base; i < base + n; ++i) {
+        const Slot& s = slots_[k][i];
+        if (where_[k][s.bank] != i || is_row(s.group) != (i >= base + ncols)) return false;
+        if (i > base && i < base + ncols && slots_[k][i - 1].seq >= s.seq) return false;
+        const Cached& c = cache_[k][s.bank];
+        if (c.req != kNoReq && pool_[c.req].seq != s.seq) return false;
+      }
+    }
+  }
+  return true;
 }
 
 HbmChannelStats HbmController::stats(Cycle now) const {

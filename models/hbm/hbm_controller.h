@@ -55,7 +55,18 @@ class HbmController {
   /// Completes the requests whose data ended by `t` (oldest first, reads before writes).
   void complete(Cycle t);
   /// One pass over the pseudo-channels: decides those due by `t`.
-  void decide_due(Cycle t);
+  void decide_due(Cycle t) {
+    // A decision changes no other pseudo-channel's decision cycle (what it enqueues on freed
+    // space goes to its own), so the minimum is taken in the same pass.
+    Cycle d = kNever;
+    const Cycle* at = decide_at_.data();  // (never resized)
+    const std::uint32_t n = dev_.pcs();
+    for (std::uint32_t pc = 0; pc < n; ++pc) {
+      if (at[pc] <= t) decide(pc, t);
+      d = at[pc] < d ? at[pc] : d;
+    }
+    next_decide_ = d;
+  }
   /// The next cycle a decision is due (kNever: none) and the next completion.
   Cycle next_decide() const { return next_decide_; }
   Cycle next_done() const {
@@ -83,8 +94,15 @@ class HbmController {
   /// With false, every decision takes the full scan over the candidates (the reference the
   /// fast paths are tested against: the same commands at the same cycles).
   void set_fast(bool fast) { fast_ = fast; }
-  /// Decisions the fast paths took (walk_columns found the pick), for the equality tests.
-  std::uint64_t fast_decisions() const { return walks_; }
+  /// Decisions the fast paths shortened, for the equality tests: the column scan stopped at
+  /// the second ready column (early_stops), the row candidates were not scanned (row_skips).
+  std::uint64_t fast_decisions() const { return early_stops_ + row_skips_; }
+  std::uint64_t early_stops() const { return early_stops_; }
+  std::uint64_t row_skips() const { return row_skips_; }
+  /// The candidate slots' invariants (for tests): each PC's column slots in strict age order
+  /// before its row slots, where_ pointing at them, and every valid candidate's age in its
+  /// slot.
+  bool slots_consistent() const;
 
  private:
   static constexpr std::uint32_t kNone = ~0u;
@@ -93,7 +111,6 @@ class HbmController {
   static bool is_row(std::uint16_t group) { return (group & 3) < 2; }
   struct Request {
     std::uint32_t bank, row, col, bursts, seq, tag, next;
-    std::uint16_t older, younger;  // neighbours in its pseudo-channel's age list of its kind
     bool write;
   };
   /// A bank's candidate command for one kind of request: valid until a command issues to the
@@ -124,9 +141,12 @@ class HbmController {
                                        // that kind must be recomputed
     std::uint32_t active[2] = {0, 0};  // banks with requests of each kind (their slots)
     std::uint32_t rows[2] = {0, 0};    // how many of those slots hold a row command (the last)
-    std::uint16_t oldest[2] = {kNoReq, kNoReq};  // its queued requests of each kind by age
-    std::uint16_t youngest[2] = {kNoReq, kNoReq};
-    std::uint32_t walk_skip = 0;  // decisions to go before the next walk_columns
+    // Fast path: for each kind, the cycles the waiting row candidates (activates, precharges)
+    // were ready at when last scanned, and their minimum (0: scan them). A candidate's terms
+    // only grow while it stands, so none is ready before these; recompute() resets them when a
+    // bank's candidate becomes a row command.
+    Cycle row_wait[2][2] = {{0, 0}, {0, 0}};
+    Cycle row_from[2] = {0, 0};
   };
 
   void decide(std::uint32_t pc, Cycle t);
@@ -164,15 +184,16 @@ class HbmController {
         return dev_.column_ready(b, is_write(c.cmd));
     }
   }
-  /// FR-FCFS, the fast way to the column pick: walks `pc`'s requests of `kind` oldest first
-  /// (a bank's column candidate is its oldest row hit) until two ready column candidates are
-  /// found, so the oldest ready one is the pick and a ready one lost its bus. Returns its bank,
-  /// or kNone when the walk did not find two within a few steps (then the full scan decides).
-  /// The column terms of the pseudo-channel are due by `t`. Taken over the scan when more than
-  /// kWalkFrom banks have a column candidate (the scan is cheaper over a few).
-  std::uint32_t walk_columns(std::uint32_t pc, int kind, Cycle t) const;
-  static constexpr std::uint32_t kWalkFrom = 4, kWalkPause = 8;
+  /// Keeps the column slots of `kind` of bank `b`'s pseudo-channel in age order after the
+  /// slot at `pos` (a column) got a new age: moves it to its place, shifting the others.
+  void place_column(int kind, std::uint32_t pos);
+  /// Moves the column slot at `pos` to the last column position, shifting the younger ones
+  /// down (their order kept); returns that position.
+  std::uint32_t column_to_end(int kind, std::uint32_t pc, std::uint32_t pos);
   void issue_column(int kind, std::uint32_t bank, Cycle t);
+  /// Its last burst issued (data over the bus at `end`): request `idx` leaves bank `b`.
+  [[gnu::noinline]] void finish_request(int kind, std::uint32_t b, std::uint32_t idx, Cycle end,
+                                        Cycle t);
   void issue_row(int kind, std::uint32_t bank, Cycle t);
   void issue_refresh(std::uint32_t pc, Cycle t);
   bool other_hit(std::uint32_t b, std::uint32_t row, std::uint32_t except) const;
@@ -212,14 +233,15 @@ class HbmController {
   std::uint32_t drain_high_, drain_low_;
   bool hits_first_;
   bool fast_ = true;
-  std::uint64_t walks_ = 0;
+  std::uint64_t early_stops_ = 0, row_skips_ = 0;
 
   std::vector<Request> pool_;
   std::uint32_t free_ = kNone;
   std::vector<std::uint32_t> head_[2], tail_[2];  // per bank, per kind (0 read, 1 write)
   std::vector<std::uint32_t> where_[2];           // per bank: its slot among its PC's active
-  // Per kind: banks_per_pc slots per PC, the first `active` used: the column commands, then
-  // the `rows` row commands (recompute, enqueue and unlink keep that order).
+  // Per kind: banks_per_pc slots per PC, the first `active` used: the column commands in age
+  // order (oldest first), then the `rows` row commands in any order (recompute, enqueue and
+  // unlink keep that order).
   std::vector<Slot> slots_[2];
   std::vector<Cached> cache_[2];  // per bank: its candidate for each kind
   std::vector<PcState> pc_;

@@ -48,7 +48,9 @@ HbmTimingParams::HbmTimingParams(const HbmConfig& c)
       refi(c.t_refi),
       rfc(c.t_rfc),
       btr(c.t_btr),
-      bl(c.t_bl()) {}
+      bl(c.t_bl()),
+      gap_{std::max(bl, ccd_s), cl + bl + btr - cwl, cwl + bl + wtr_s, cwl + bl + wtr_l,
+           cwl + bl + wr} {}
 
 namespace {
 std::uint32_t log2_of(std::uint32_t v) {
@@ -98,13 +100,6 @@ Cycle HbmDevice::earliest(HbmCommand c, std::uint32_t b) const {
   return kNever;
 }
 
-void HbmDevice::close(std::uint32_t b, Cycle pre_at) {
-  Bank& k = bank_[b];
-  busy_ += pre_at + t_.rp - k.opened;
-  k.row = -1;
-  --pc_[pc_of(b)].open;
-}
-
 void HbmDevice::illegal(HbmCommand c, std::uint32_t b, Cycle t) const {
   const Cycle e = earliest(c, b);
   fail_invariant("t >= e", __FILE__, __LINE__,
@@ -114,36 +109,16 @@ void HbmDevice::illegal(HbmCommand c, std::uint32_t b, Cycle t) const {
 
 void HbmDevice::issue(HbmCommand c, std::uint32_t b, std::int64_t row, Cycle t) {
   // Every command is checked against the rules (the controller must never break them); the
-  // column case, once per burst, without the general dispatch.
+  // row cases by their inline versions, the column case without the general dispatch.
+  if (c == HbmCommand::kAct) return issue_act(b, row, t);
+  if (c == HbmCommand::kPre) return issue_pre(b, t);
   const Cycle e = is_column(c) && is_open(b) ? column_ready(b, is_write(c)) : earliest(c, b);
   if (t < e) illegal(c, b, t);
   auto upd = [](Cycle& v, Cycle x) { v = cmax(v, x); };
   switch (c) {
-    case HbmCommand::kAct: {
-      Bank& k = bank_[b];
-      Pc& p = pc_[pc_of(b)];
-      k.row = row;
-      k.opened = t;
-      upd(k.next[kRd], t + t_.rcd_rd);
-      upd(k.next[kWr], t + t_.rcd_wr);
-      upd(k.next[kPre], t + t_.ras);
-      upd(k.next[kAct], t + t_.rc);
-      upd(group_[group_of(b)].next[kGroupAct], t + t_.rrd_l);
-      upd(p.next_act, t + t_.rrd_s);
-      upd(p.next_ref, t + t_.rc);
-      p.faw[p.faw_i] = t;
-      p.faw_i = (p.faw_i + 1) % 4;
-      ++p.open;
-      row_bus_ = t + 1;
-      return;
-    }
-    case HbmCommand::kPre: {
-      close(b, t);
-      upd(bank_[b].next[kAct], t + t_.rp);
-      upd(pc_[pc_of(b)].next_ref, t + t_.rp);
-      row_bus_ = t + 1;
-      return;
-    }
+    case HbmCommand::kAct:
+    case HbmCommand::kPre:
+      return;  // (above)
     case HbmCommand::kPreAll: {
       Pc& p = pc_[b];
       for (std::uint32_t k = b * banks_per_pc_; k < (b + 1) * banks_per_pc_; ++k) {

@@ -49,12 +49,15 @@ inline bool is_write(HbmCommand c) { return c == HbmCommand::kWrite || c == HbmC
 struct HbmTimingParams {
   Cycle cl, cwl, rcd_rd, rcd_wr, rp, ras, rc, wr, rtp, ccd_s, ccd_l, rrd_s, rrd_l, faw, wtr_s,
       wtr_l, refi, rfc, btr, bl;
-  Cycle rd_to_rd_s() const { return std::max(bl, ccd_s); }  ///< data bus and tCCD_S
-  Cycle rd_to_wr() const { return cl + bl + btr - cwl; }
-  Cycle wr_to_rd_s() const { return cwl + bl + wtr_s; }
-  Cycle wr_to_rd_l() const { return cwl + bl + wtr_l; }
-  Cycle wr_to_pre() const { return cwl + bl + wr; }
+  Cycle rd_to_rd_s() const { return gap_[0]; }  ///< data bus and tCCD_S: max(tBL, tCCD_S)
+  Cycle rd_to_wr() const { return gap_[1]; }    ///< tCL + tBL + tBTR - tCWL
+  Cycle wr_to_rd_s() const { return gap_[2]; }  ///< tCWL + tBL + tWTR_S
+  Cycle wr_to_rd_l() const { return gap_[3]; }  ///< tCWL + tBL + tWTR_L
+  Cycle wr_to_pre() const { return gap_[4]; }   ///< tCWL + tBL + tWR
   explicit HbmTimingParams(const HbmConfig& c);
+
+ private:
+  Cycle gap_[5];  // the composite gaps, computed once (they sit on the per-burst path)
 };
 
 /// One channel's DRAM state and timing rules; cycle-exact; commands come from a controller.
@@ -113,6 +116,36 @@ class HbmDevice {
     }
     col_bus_ = t + 1;
   }
+  /// Issues an activate of `row` in bank `b` at `t`: issue()'s case, inline (the same check).
+  void issue_act(std::uint32_t b, std::int64_t row, Cycle t) {
+    if (__builtin_expect(is_open(b) || t < act_ready(b), 0)) illegal(HbmCommand::kAct, b, t);
+    Bank& k = bank_[b];
+    Pc& p = pc_[pc_of(b)];
+    k.row = row;
+    k.opened = t;
+    k.next[kRd] = cmax(k.next[kRd], t + t_.rcd_rd);
+    k.next[kWr] = cmax(k.next[kWr], t + t_.rcd_wr);
+    k.next[kPre] = cmax(k.next[kPre], t + t_.ras);
+    k.next[kAct] = cmax(k.next[kAct], t + t_.rc);
+    Cycle& g = group_[group_of(b)].next[kGroupAct];
+    g = cmax(g, t + t_.rrd_l);
+    p.next_act = cmax(p.next_act, t + t_.rrd_s);
+    p.next_ref = cmax(p.next_ref, t + t_.rc);
+    p.faw[p.faw_i] = t;
+    p.faw_i = (p.faw_i + 1) % 4;
+    ++p.open;
+    row_bus_ = t + 1;
+  }
+  /// Issues a precharge to bank `b` at `t`: issue()'s case, inline (the same check).
+  void issue_pre(std::uint32_t b, Cycle t) {
+    if (__builtin_expect(!is_open(b) || t < pre_ready(b), 0)) illegal(HbmCommand::kPre, b, t);
+    close(b, t);
+    Cycle& a = bank_[b].next[kAct];
+    a = cmax(a, t + t_.rp);
+    Cycle& r = pc_[pc_of(b)].next_ref;
+    r = cmax(r, t + t_.rp);
+    row_bus_ = t + 1;
+  }
   /// Cycle the data of a column command issued at `t` has fully crossed the bus.
   Cycle data_end(HbmCommand c, Cycle t) const { return t + (is_write(c) ? t_.cwl : t_.cl) + t_.bl; }
   /// Sum over banks of cycles with a row open or precharging, up to `now`.
@@ -169,7 +202,12 @@ class HbmDevice {
     std::uint32_t faw_i = 0;                              // oldest entry
     std::uint32_t open = 0;                               // banks with a row open
   };
-  void close(std::uint32_t b, Cycle pre_at);
+  void close(std::uint32_t b, Cycle pre_at) {
+    Bank& k = bank_[b];
+    busy_ += pre_at + t_.rp - k.opened;
+    k.row = -1;
+    --pc_[pc_of(b)].open;
+  }
   /// Reports command `c` to bank `b` at `t` as illegal (an internal error).
   [[noreturn]] void illegal(HbmCommand c, std::uint32_t b, Cycle t) const;
 

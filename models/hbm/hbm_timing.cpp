@@ -63,15 +63,17 @@ Cycle HbmTiming::next_event() const {
 
 int HbmTiming::first_response() const {
   int best = -1;
-  for (std::size_t i = 0; i < responses_.size(); ++i) {
-    if (responses_[i].empty()) continue;
-    const Response& r = responses_[i].front();
+  const HbmRing<Response>* q = responses_.data();  // (by pointer: size() would divide)
+  const auto n = static_cast<int>(latencies_.size());
+  for (int i = 0; i < n; ++i) {
+    if (q[i].empty()) continue;
+    const Response& r = q[i].front();
     if (best < 0) {
-      best = static_cast<int>(i);
+      best = i;
       continue;
     }
-    const Response& b = responses_[static_cast<std::size_t>(best)].front();
-    if (r.at < b.at || (r.at == b.at && r.seq < b.seq)) best = static_cast<int>(i);
+    const Response& b = q[best].front();
+    if (r.at < b.at || (r.at == b.at && r.seq < b.seq)) best = i;
   }
   return best;
 }
@@ -334,17 +336,19 @@ Cycle HbmTiming::run_window(Cycle from, Cycle to, bool until_idle) {
     HbmController& ctl = *ctl_[c];
     if (c + 1 < ctl_.size()) ctl_[c + 1]->prefetch();
     std::vector<Arrival>& arr = arrivals_[c];
-    std::size_t i = 0;
+    // (No request is generated during the passes: the list stays as it is.)
+    const Arrival* a = arr.data();
+    const Arrival* const end = a + arr.size();
     for (;;) {
       Cycle t = ctl.next_decide();
-      if (i < arr.size()) t = std::min(t, arr[i].at);
+      if (a != end) t = std::min(t, a->at);
       if (t >= to) break;
-      for (; i < arr.size() && arr[i].at == t && !arr[i].after; ++i) route(c, arr[i].r, t);
+      for (; a != end && a->at == t && !a->after; ++a) route(c, a->r, t);
       ctl.decide_due(t);
-      for (; i < arr.size() && arr[i].at == t; ++i) route(c, arr[i].r, t);
+      for (; a != end && a->at == t; ++a) route(c, a->r, t);
       while (ctl.next_decide() <= t) ctl.decide_due(t);
     }
-    SYSTOLE_ASSERT(i == arr.size() && (late || ctl.next_done() >= to), "HBM window overran");
+    SYSTOLE_ASSERT(a == end && (late || ctl.next_done() >= to), "HBM window overran");
     arr.clear();
     done_at_[c] = ctl.next_done();  // its decisions issued commands
   }

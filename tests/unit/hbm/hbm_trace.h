@@ -27,6 +27,7 @@ struct HbmTrace {
   std::vector<std::tuple<std::size_t, Cycle, HbmCommand, std::uint32_t>> commands;
   std::vector<std::tuple<TransferId, std::uint32_t, Cycle>> completions;
   std::uint64_t fast = 0, long_windows = 0, refreshes = 0;
+  std::uint64_t early = 0, skips = 0;  // HbmController::early_stops, row_skips
 };
 
 /// Logs every command of `h` from its construction on; take() and finish() fill a trace.
@@ -50,6 +51,8 @@ class HbmRecorder {
         out.refreshes += i.cmd == HbmCommand::kRefresh;
       }
       out.fast += h_.controller(c).fast_decisions();
+      out.early += h_.controller(c).early_stops();
+      out.skips += h_.controller(c).row_skips();
     }
     out.long_windows = h_.long_windows();
   }
