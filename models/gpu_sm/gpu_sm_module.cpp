@@ -83,9 +83,6 @@ void GpuSmArrayModule::finisher(int sm) {
     sc_time last = sc_core::sc_time_stamp();
     for (const std::uint64_t h : a.handles)
       last = std::max(last, sc_core::sc_time_stamp() + memory->finish(h));
-    // A memory may return before the data has arrived (MemoryIf::finish): wait once, for the
-    // last of the job's transfers.
-    if (last > sc_core::sc_time_stamp()) sc_core::wait(last - sc_core::sc_time_stamp());
     const std::uint64_t done = std::max(a.issue + 1, cycles_at(last));
     if (trace_) record(sm, a, done);
     deliver(a.token, done);

@@ -78,7 +78,7 @@ std::uint64_t L2Module::try_begin(const MemoryTransfer& t) {
   push(fetches_, model_.fetches(), false, down_id_);
   push(writebacks_, model_.writebacks(), true, static_cast<std::uint16_t>(down_id_ + 1));
   SYSTOLE_ASSERT(a.id == open_first_ + open_.size(), "L2: access ids count up from 1");
-  open_.push_back({&r, a.settled, a.done_ps, false, nullptr});
+  open_.push_back({&r, a.settled, a.done_ps, false});
   if (a.settled) {
     r.done.push(a.done_ps);
     ends_.push(a.done_ps);
@@ -155,7 +155,7 @@ void L2Module::settle(const std::vector<L2Settled>& done) {
     --r.unsettled;
     r.done.push(d.done_ps);
     ends_.push(d.done_ps);
-    if (o.waiter) o.waiter->notify(sc_core::SC_ZERO_TIME);
+    r.settled.notify(sc_core::SC_ZERO_TIME);
     r.retry.notify(until(d.done_ps));
   }
 }
@@ -173,12 +173,7 @@ L2Module::Open& L2Module::open(std::uint64_t h) {
 }
 
 sc_core::sc_time L2Module::finish(std::uint64_t h) {
-  if (!open(h).settled) {
-    sc_core::sc_event settled;  // notified by settle() when its end becomes known
-    open(h).waiter = &settled;
-    while (!open(h).settled) wait_for(settled);
-    open(h).waiter = nullptr;
-  }
+  while (!open(h).settled) wait_for(open(h).requester->settled);
   Open& o = open(h);
   const double done = o.done_ps;
   o.finished = true;
@@ -187,7 +182,6 @@ sc_core::sc_time L2Module::finish(std::uint64_t h) {
     ++open_first_;
   }
   const sc_core::sc_time left = until(done);
-  if (return_remaining_) return left;
   if (left > sc_core::SC_ZERO_TIME) {
     ++waits_;
     sc_core::wait(left);

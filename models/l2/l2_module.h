@@ -40,11 +40,6 @@ class L2Module : public sc_core::sc_module, public MemoryIf {
   /// by the memory to its end, on unit `self` into `rec`. Call before the run.
   void set_trace(TraceRecorder* rec, const std::string& self, const std::string& memory_path);
 
-  /// With `on`, finish() returns the time left until the transfer's data has arrived instead
-  /// of waiting for it (MemoryIf allows both), so a requester finishing several transfers waits
-  /// once, for the last. The GPU device's SMs do (their finishers wait for the latest).
-  void set_return_remaining(bool on) { return_remaining_ = on; }
-
   std::uint64_t try_begin(const MemoryTransfer& t) override;
   const sc_core::sc_event& retry_event(std::uint16_t requester) const override;
   sc_core::sc_time finish(std::uint64_t h) override;
@@ -64,6 +59,7 @@ class L2Module : public sc_core::sc_module, public MemoryIf {
     std::priority_queue<double, std::vector<double>, std::greater<double>> done;  // known ends
     std::uint32_t unsettled = 0;  // accepted, end not known yet
     sc_core::sc_event retry;      // a place of its queue may have freed
+    sc_core::sc_event settled;    // one of its transfers' end became known
     bool has_room(double now_ps, std::uint32_t depth);
   };
   struct Open {
@@ -71,9 +67,6 @@ class L2Module : public sc_core::sc_module, public MemoryIf {
     bool settled;
     double done_ps;
     bool finished;  // finish() has returned: its place may go
-    // The event of the finish() waiting for its end to become known, or nullptr: settling
-    // wakes that one thread (a requester-wide event woke all of its waiting finishers).
-    sc_core::sc_event* waiter;
   };
   /// Downstream transfers of one kind, issued and finished in order by two threads.
   struct Traced {  // an issued transfer, for the trace
@@ -115,7 +108,6 @@ class L2Module : public sc_core::sc_module, public MemoryIf {
   Stream fetches_, writebacks_;
   sc_core::sc_event never_;
   std::uint64_t refusals_ = 0, waits_ = 0;
-  bool return_remaining_ = false;
   // Busy time: transfers between acceptance and end (ends pushed once known).
   mutable std::priority_queue<double, std::vector<double>, std::greater<double>> ends_;
   mutable std::uint32_t active_ = 0;

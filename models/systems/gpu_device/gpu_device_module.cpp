@@ -19,8 +19,6 @@ GpuDeviceModule::GpuDeviceModule(const sc_core::sc_module_name& name, const GpuD
   hbm_module_ = std::move(hbm.module);
   l2_ = std::make_unique<L2Module>("l2", cfg.l2, kL2Fetches);
   l2_->memory.bind(*hbm_);
-  // The SMs' finishers wait once for a job's last transfer (GpuSmArrayModule::finisher).
-  l2_->set_return_remaining(true);
   const int sms = static_cast<int>(cfg.sms);
   // Each SM has as many copies in flight as the L2 accepts from it (l2.transfer_queue).
   sms_ = std::make_unique<GpuSmArrayModule>("sm", cfg.gpu_sm, sms, 0,
