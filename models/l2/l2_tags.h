@@ -120,10 +120,21 @@ class L2Tags {
   }
   /// Asks the memory system for `set`'s block ahead of its access: its first two cache lines
   /// (16 ways: all of it), no loop.
-  void prefetch(std::uint32_t set) const {
-    const char* p = reinterpret_cast<const char*>(base_ + std::uint64_t{set} * block_words_);
-    __builtin_prefetch(p, 1);
-    __builtin_prefetch(p + second_line_, 1);
+  void prefetch(std::uint32_t set) const { prefetcher()(set); }
+  /// prefetch() with the store's geometry copied out, for a loop to keep in registers (stores
+  /// of the loop's own could otherwise alias the members it reads).
+  struct Prefetcher {
+    const char* base;
+    std::uint64_t block_bytes;
+    std::uint32_t second_line;
+    void operator()(std::uint32_t set) const {
+      const char* p = base + std::uint64_t{set} * block_bytes;
+      __builtin_prefetch(p, 1);
+      __builtin_prefetch(p + second_line, 1);
+    }
+  };
+  Prefetcher prefetcher() const {
+    return {reinterpret_cast<const char*>(base_), std::uint64_t{block_words_} * 4, second_line_};
   }
 
   std::uint32_t ways() const { return ways_; }

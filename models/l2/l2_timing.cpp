@@ -139,6 +139,7 @@ void L2Timing::walk_rows(std::uint64_t addr, std::uint64_t rows, std::uint64_t s
   const L2AddressMap::Step step = map_.step(stride_lines - span);
   L2AddressMap::Cursor c(map_);
   c.seek(first);
+  Pusher push(*this);
   if (span == 0) {  // rows within one line each (a tile's 128 B rows): the shortest loop
     for (std::uint64_t i = 0, ln = first;; ++i, ln += stride_lines) {
       push(c, ln, head);
@@ -148,7 +149,7 @@ void L2Timing::walk_rows(std::uint64_t addr, std::uint64_t rows, std::uint64_t s
     return;
   }
   for (std::uint64_t i = 0;; ++i) {
-    row_lines(c, first + i * stride_lines, span, head, tail);
+    row_lines(push, c, first + i * stride_lines, span, head, tail, whole_line_);
     if (i + 1 == rows) break;
     c.advance(step);
   }
@@ -162,20 +163,22 @@ void L2Timing::walk_row(std::uint64_t addr, std::uint64_t bytes) {
   SYSTOLE_ASSERT(last < line_limit_, "L2: address beyond the tags' reach");
   L2AddressMap::Cursor c(map_);
   c.seek(first);
-  row_lines(c, first, last - first,
+  Pusher push(*this);
+  row_lines(push, c, first, last - first,
             sectors(addr & line_mask, first == last ? end & line_mask : line_mask),
-            sectors(0, end & line_mask));
+            sectors(0, end & line_mask), whole_line_);
 }
 
 // A row's lines first .. first + span from the cursor (at `first`), in order: the first
-// (`head`) and last (`tail`) may be partial, the ones between are whole.
-void L2Timing::row_lines(L2AddressMap::Cursor& c, std::uint64_t first, std::uint64_t span,
-                         std::uint16_t head, std::uint16_t tail) {
+// (`head`) and last (`tail`) may be partial, the ones between are whole (`whole`).
+inline void L2Timing::row_lines(Pusher& push, L2AddressMap::Cursor& c, std::uint64_t first,
+                                std::uint64_t span, std::uint16_t head, std::uint16_t tail,
+                                std::uint16_t whole) {
   push(c, first, head);
   if (span == 0) return;
   for (std::uint64_t ln = first + 1; ln < first + span; ++ln) {
     c.next();
-    push(c, ln, whole_line_);
+    push(c, ln, whole);
   }
   c.next();
   push(c, first + span, tail);

@@ -100,17 +100,44 @@ class L2Timing {
 
   /// A line's touched sectors | those of them written whole << 8, for bytes b0..b1 of it.
   std::uint16_t sectors(std::uint64_t b0, std::uint64_t b1) const;
+  /// Queues located lines for their lookup: the batch's count, the map's and the tags'
+  /// constants live in this local while a walk runs, not in members that every store of a
+  /// LineRef could alias (they were reloaded for each line).
+  class Pusher {
+   public:
+    explicit Pusher(L2Timing& t)
+        : t_(t),
+          lines_(t.batch_.data()),
+          n_(t.batched_),
+          set_bits_(t.set_bits_),
+          prefetch_(t.tags_.prefetcher()) {}
+    ~Pusher() { t_.batched_ = n_; }
+    Pusher(const Pusher&) = delete;
+    Pusher& operator=(const Pusher&) = delete;
+    /// Queues the line under the cursor `c` with its `sectors` (as sectors() gives them).
+    void operator()(const L2AddressMap::Cursor& c, std::uint64_t line, std::uint16_t sectors) {
+      const std::uint32_t set = (c.slice() << set_bits_) | c.set();
+      prefetch_(set);
+      lines_[n_++] = {line, set, c.tag(), sectors};
+      if (n_ == 2 * kBatch) {
+        t_.batched_ = n_;
+        t_.flush(kBatch);
+        n_ = t_.batched_;
+      }
+    }
+
+   private:
+    L2Timing& t_;
+    LineRef* const lines_;
+    std::uint32_t n_;
+    const std::uint32_t set_bits_;
+    const L2Tags::Prefetcher prefetch_;
+  };
   void walk_rows(std::uint64_t addr, std::uint64_t rows, std::uint64_t stride, std::uint64_t bytes);
   void walk_row(std::uint64_t addr, std::uint64_t bytes);
-  void row_lines(L2AddressMap::Cursor& c, std::uint64_t first, std::uint64_t span,
-                 std::uint16_t head, std::uint16_t tail);
-  /// Queues the line under the cursor `c` with its `sectors` (as sectors() gives them).
-  void push(const L2AddressMap::Cursor& c, std::uint64_t line, std::uint16_t sectors) {
-    const std::uint32_t set = (c.slice() << set_bits_) | c.set();
-    tags_.prefetch(set);
-    batch_[batched_++] = {line, set, c.tag(), sectors};
-    if (batched_ == 2 * kBatch) flush(kBatch);
-  }
+  static void row_lines(Pusher& push, L2AddressMap::Cursor& c, std::uint64_t first,
+                        std::uint64_t span, std::uint16_t head, std::uint16_t tail,
+                        std::uint16_t whole);
   /// Looks up the oldest `n` lines waiting.
   void flush(std::uint32_t n);
   void events(const LineRef& l, std::uint32_t way, std::uint8_t missing, std::uint8_t pend,
