@@ -151,7 +151,7 @@ FlashShape flash_shape(const GpuSmConfig& c, const FlashTile& t) {
     s.qk_ldm = mt + t.block_n / 16;  // Q (A) and K (B) fragments per k-step
     s.pv_mma = mt * (d / 8);
     s.pv_ldm = d / 16;  // V (B, ldmatrix.trans); P comes from registers
-    s.qk_ii = s.pv_ii = ceil_div(16 * 8 * s.k_instr, rate_sp);
+    s.qk_ii = s.pv_ii = c.mma_sync_ii(t.in_type);
     if (s.qk_ii < 2)
       fail("in_type", fmt::format("mma.sync would hold its pipe {} cycle: see the GEMM tile's "
                                   "mma_ii rule",

@@ -108,7 +108,7 @@ MainloopShape mainloop_shape(const GpuSmConfig& c, const GemmCtaTile& t) {
     s.warps = s.compute_warps;
     s.mma_per_step = (s.wm / 16) * (s.wn / 8);
     s.ldm_per_step = s.wm / 16 + s.wn / 16;
-    s.mma_ii = ceil_div(16 * 8 * s.k_instr, rate_sp);
+    s.mma_ii = c.mma_sync_ii(t.in_type);
     s.acc_per_thread = s.wm * s.wn / 32;
     if (s.mma_ii < 2)
       fail("instr", fmt::format("mma.sync would hold its pipe {} cycle per instruction: a warp "

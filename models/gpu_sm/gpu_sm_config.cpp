@@ -181,6 +181,12 @@ std::int64_t tc_type_bytes(TcType t) {
 
 bool tc_type_is_int(TcType t) { return t == TcType::kInt8; }
 
+std::int64_t GpuSmConfig::mma_sync_ii(TcType t) const {
+  if (mma_sync_cycles > 0) return mma_sync_cycles;
+  const std::int64_t macs = 16 * 8 * (32 / tc_type_bytes(t)), rate_sp = tc_rate(t) / sub_partitions;
+  return rate_sp > 0 ? (macs + rate_sp - 1) / rate_sp : 0;
+}
+
 std::int64_t GpuSmConfig::tc_rate(TcType t) const {
   switch (t) {
     case TcType::kFp16:
@@ -245,6 +251,10 @@ const config::SchemaOf<GpuSmConfig>& GpuSmConfig::schema() {
                     "dense fp8 (e4m3/e5m2) tensor FMA per SM per clock; Ampere has none")
         .preset_int("tc_int8_mac", &GpuSmConfig::tc_int8_mac, 0, kMaxRate, "MAC/clk",
                     "dense int8 tensor MAC per SM per clock (int32 accumulate)")
+        .preset_int("mma_sync_cycles", &GpuSmConfig::mma_sync_cycles, 0, 10000, "cycles",
+                    "a sub-partition's tensor-core cycles per mma.sync m16n8 with a 32-byte K "
+                    "(m16n8k16 fp16/bf16); 0: from the tensor rate (A100: 8). H100: 6, measured "
+                    "(2/3 of wgmma's rate)")
         .preset_int("mma_latency", &GpuSmConfig::mma_latency, 1, 10000, "cycles",
                     "ASSUMPTION (16-40): mma.sync issue to its accumulator being ready")
         .preset_int("wgmma_latency", &GpuSmConfig::wgmma_latency, 0, 10000, "cycles",

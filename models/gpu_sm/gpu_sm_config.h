@@ -40,6 +40,9 @@ struct GpuSmConfig {
 
   // Dense tensor-core throughput of the whole SM per clock (FMA or MAC); 0: type unsupported.
   std::int64_t tc_fp16_fma = 0, tc_bf16_fma = 0, tc_tf32_fma = 0, tc_fp8_fma = 0, tc_int8_mac = 0;
+  /// Cycles a sub-partition's tensor core holds one mma.sync with a 32-byte K (m16n8k16 fp16/
+  /// bf16, m16n8k8 tf32, m16n8k32 8-bit); 0: what the tensor rate gives (mma_sync_ii()).
+  std::int64_t mma_sync_cycles = 0;
   std::int64_t mma_latency = 0;    ///< mma.sync: issue to accumulator ready
   std::int64_t wgmma_latency = 0;  ///< wgmma: end of its tensor-pipe occupancy to result ready
 
@@ -69,6 +72,9 @@ struct GpuSmConfig {
 
   /// Tensor FMA (MAC) per SM per clock for `t`; 0 when the SM has no tensor path for it.
   std::int64_t tc_rate(TcType t) const;
+  /// Cycles one mma.sync m16n8 with a 32-byte K of `t` holds its sub-partition's tensor pipe:
+  /// mma_sync_cycles when set, else its MACs over the sub-partition's share of tc_rate(t).
+  std::int64_t mma_sync_ii(TcType t) const;
   /// Shared-memory bytes per clock of the whole SM: banks x bank width (128 B on A100/H100).
   std::int64_t smem_bytes_per_clock() const { return smem_banks * smem_bank_bytes; }
 };

@@ -59,6 +59,7 @@ void GpuSmConfig::apply_preset(GpuSmPreset p) {
     tc_tf32_fma = 512;                   // 156 TF = half the fp16 rate [A100-WP]
     tc_fp8_fma = 0;                      // no fp8 tensor path on Ampere [A100-WP]
     tc_int8_mac = 2048;                  // 624 TOPS = 2x fp16 [A100-WP]
+    mma_sync_cycles = 0;                 // mma.sync is A100's native instruction: the rate's 8
     fp32_lanes = 64;                     // [A100-WP], [CUDA-PG]
     smem_per_sm = Bytes(164 * 1024);     // [A100-WP] §4.4, [CUDA-PG]
     smem_per_block = Bytes(163 * 1024);  // [CUDA-PG]
@@ -70,6 +71,12 @@ void GpuSmConfig::apply_preset(GpuSmPreset p) {
     tc_tf32_fma = 1024;
     tc_fp8_fma = 4096;  // 2x fp16 [H100-WP] §4.1
     tc_int8_mac = 4096;
+    // mma.sync (the sm_80 instruction, which FA-2 and CUTLASS 2.x kernels run on H100) is
+    // slower than wgmma: m16n8k16 bf16 sustains 1361-1366 FMA/clk/SM on a lent H100 SXM (one
+    // CTA per SM, 8-16 warps, clock64() around 4096 iterations:
+    // tests/validation/gpu/data/h100_attention_clocks.txt) = one per 6 cycles per sub-partition
+    // (2048 x 4 / 6 = 1365). ASSUMPTION: tf32 (m16n8k8) and 8-bit (m16n8k32) mma.sync the same.
+    mma_sync_cycles = 6;
     fp32_lanes = 128;                    // 2x A100 per SM [H100-WP], [CUDA-PG]
     smem_per_sm = Bytes(228 * 1024);     // [H100-WP] §4.1, [CUDA-PG]
     smem_per_block = Bytes(227 * 1024);  // [CUDA-PG]

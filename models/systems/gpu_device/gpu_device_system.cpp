@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "models/gpu_sm/gpu_attention.h"
 #include "models/systems/gpu_device/gpu_device_module.h"
 #include "models/systems/gpu_device/gpu_device_trace.h"
 #include "models/systems/gpu_device/gpu_power.h"
@@ -155,9 +156,27 @@ stats::Record layer_record(const GpuDeviceConfig& d, const workloads::GpuLayerPl
   return r;
 }
 
+/// The busiest SM's cycles of a FlashAttention kernel as its schedule spends them: per K/V block
+/// a CTA visits, each sub-partition runs its warps' QK^T and PV tensor instructions (mma.sync or
+/// wgmma, at their pipe cycles) and their softmax (FP32 and SFU instructions, flash_shape's
+/// counts); FA-2 runs the two one after the other (a warp's softmax never overlaps an mma.sync:
+/// models/gpu_sm/README.md), FA-3 side by side (ping-pong, intra-warpgroup overlap); the block
+/// visits spread evenly over the SMs. Masking and the epilogue are left out (a lower bound).
+double flash_sm_cycles(const GpuDeviceConfig& d, const workloads::GpuKernel& k) {
+  const FlashShape s = flash_shape(d.gpu_sm, k.flash_launch.tile);
+  const auto tensor =
+      static_cast<double>(s.qk_steps * s.qk_mma * s.qk_ii + s.pv_steps * s.pv_mma * s.pv_ii);
+  const auto softmax = static_cast<double>(
+      (s.sm_max + s.sm_rest + s.p_convert + s.o_rescale) * s.fp32_cycles + s.sm_sfu * s.sfu_cycles);
+  const double block =
+      static_cast<double>(s.sp_warps) * (s.fa3 ? std::max(tensor, softmax) : tensor + softmax);
+  return block * static_cast<double>(k.flash.block_visits) / static_cast<double>(d.sms);
+}
+
 /// What the power model sees of a program: each kernel's MACs, SM-bound cycles (the mapper's
-/// estimate), HBM bytes (the mapper's; compulsory bytes for streaming and attention kernels) and
-/// fixed costs, `repeat` times for repeated layers.
+/// estimate; for attention its schedule's, flash_sm_cycles), HBM bytes (the mapper's;
+/// compulsory bytes for streaming and attention kernels) and fixed costs, `repeat` times for
+/// repeated layers.
 std::vector<KernelLoad> kernel_loads(const GpuDeviceConfig& d, const workloads::GpuProgram& p) {
   std::vector<KernelLoad> out;
   const double fixed =
@@ -177,7 +196,8 @@ std::vector<KernelLoad> kernel_loads(const GpuDeviceConfig& d, const workloads::
       } else if (kern.kind == workloads::GpuKernel::Kind::kAttention) {
         const double macs = static_cast<double>(kern.flops) / 2;
         l.macs = macs;
-        l.sm_cycles = macs / static_cast<double>(d.sms * d.gpu_sm.tc_bf16_fma);
+        l.sm_cycles = std::max(macs / static_cast<double>(d.sms * d.gpu_sm.tc_bf16_fma),
+                               flash_sm_cycles(d, kern));
       }
       l.macs *= rep;
       l.sm_cycles *= rep;
