@@ -323,4 +323,20 @@ void check_memory(const std::vector<Layer>& layers, std::uint64_t capacity,
   }
 }
 
+PipelinePlan checked_pipeline_plan(const std::vector<Layer>& layers, const ParallelDegrees& d,
+                                   std::int64_t microbatches,
+                                   const std::array<bool, 3>& tensor_axes) {
+  split_stages(layers, d.pipeline);                       // too few layers: its own error
+  partition(layers, {d.data, d.tensor, 1}, tensor_axes);  // the data and tensor splits
+  try {
+    return partition_pipeline(layers, d, microbatches, tensor_axes);
+  } catch (const WorkloadError& e) {
+    throw ConfigError(
+        Origin{"<system.parallel>"}, "system.parallel.microbatches",
+        fmt::format("{} micro-batches do not divide each data-parallel replica's batch (the data "
+                    "split {} x micro-batches {}): {}",
+                    microbatches, d.data, microbatches, e.what()));
+  }
+}
+
 }  // namespace systole::workloads

@@ -90,6 +90,14 @@ struct PipelinePlan {
 PipelinePlan partition_pipeline(const std::vector<Layer>& layers, const ParallelDegrees& d,
                                 std::int64_t microbatches, const std::array<bool, 3>& tensor_axes);
 
+/// The pipeline plan of a system's `system.parallel` section, checked as every system checks
+/// it: too few layers for d.pipeline stages and data/tensor splits that do not divide are their
+/// own WorkloadErrors (split_stages, partition); micro-batches that do not divide a replica's
+/// batch are a ConfigError naming `system.parallel.microbatches`.
+PipelinePlan checked_pipeline_plan(const std::vector<Layer>& layers, const ParallelDegrees& d,
+                                   std::int64_t microbatches,
+                                   const std::array<bool, 3>& tensor_axes);
+
 /// Bytes of a layer's output as one chip holds it.
 std::uint64_t output_bytes(const Layer& l);
 

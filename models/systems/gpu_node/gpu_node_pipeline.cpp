@@ -175,19 +175,9 @@ class StageStream {
 }  // namespace
 
 workloads::PipelinePlan GpuNodeSystem::pipeline_plan(const workloads::Workload& w) const {
-  const auto d = cfg_.degrees();
-  const std::array<bool, 3> axes{{true, false, false}};
-  workloads::split_stages(w.layers, d.pipeline);                // too few layers: its own error
-  workloads::partition(w.layers, {d.data, d.tensor, 1}, axes);  // the data and tensor splits
-  try {
-    return workloads::partition_pipeline(w.layers, d, cfg_.parallel.microbatches, axes);
-  } catch (const WorkloadError& e) {
-    throw ConfigError(
-        Origin{"<system.parallel>"}, "system.parallel.microbatches",
-        fmt::format("{} micro-batches do not divide each data-parallel replica's batch (the data "
-                    "split {} x micro-batches {}): {}",
-                    cfg_.parallel.microbatches, d.data, cfg_.parallel.microbatches, e.what()));
-  }
+  // GPUs of a node: a tensor split over the one NVLink domain.
+  return workloads::checked_pipeline_plan(w.layers, cfg_.degrees(), cfg_.parallel.microbatches,
+                                          {{true, false, false}});
 }
 
 GpuNodeProgram GpuNodeSystem::stage_program(const workloads::PipelinePlan& p, std::size_t s) const {

@@ -63,19 +63,8 @@ PipelineStageRun stage_figures(const StageSim& sim, const workloads::PipelineSta
 }  // namespace
 
 workloads::PipelinePlan TpuPodSystem::pipeline_plan(const workloads::Workload& w) const {
-  const auto d = cfg_.degrees();
-  const auto axes = cfg_.axes().tensor;
-  workloads::split_stages(w.layers, d.pipeline);                // too few layers: its own error
-  workloads::partition(w.layers, {d.data, d.tensor, 1}, axes);  // the data and tensor splits
-  try {
-    return workloads::partition_pipeline(w.layers, d, cfg_.parallel.microbatches, axes);
-  } catch (const WorkloadError& e) {
-    throw ConfigError(
-        Origin{"<system.parallel>"}, "system.parallel.microbatches",
-        fmt::format("{} micro-batches do not divide each data-parallel replica's "
-                    "batch (the data split {} x micro-batches {}): {}",
-                    cfg_.parallel.microbatches, d.data, cfg_.parallel.microbatches, e.what()));
-  }
+  return workloads::checked_pipeline_plan(w.layers, cfg_.degrees(), cfg_.parallel.microbatches,
+                                          cfg_.axes().tensor);
 }
 
 workloads::CompiledWorkload TpuPodSystem::compile_stage(const workloads::PipelinePlan& p,
