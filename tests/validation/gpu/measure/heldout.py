@@ -14,6 +14,8 @@ import sys
 import torch
 import torch.nn.functional as F
 
+from timing import bench, kernels_of  # noqa: E402
+
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 PASSES = int(sys.argv[2]) if len(sys.argv) > 2 else 2
 DEV = torch.device("cuda")
@@ -21,25 +23,6 @@ torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
 torch.backends.cudnn.benchmark = True
 GRAPH_CALLS = 10
-
-
-def bench(fn, min_time=0.12, warmup=3, max_iters=500):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    s.record()
-    fn()
-    e.record()
-    e.synchronize()
-    one = s.elapsed_time(e) * 1e-3
-    n = max(3, min(max_iters, int(min_time / max(one, 1e-7))))
-    s.record()
-    for _ in range(n):
-        fn()
-    e.record()
-    e.synchronize()
-    return s.elapsed_time(e) * 1e-3 / n
 
 
 def graph_of(fn):
@@ -55,21 +38,6 @@ def graph_of(fn):
         for _ in range(GRAPH_CALLS):
             fn()
     return g
-
-
-def kernels_of(fn):
-    from torch.profiler import ProfilerActivity, profile
-    try:
-        with profile(activities=[ProfilerActivity.CUDA]) as p:
-            fn()
-            torch.cuda.synchronize()
-        names = []
-        for ev in p.events():
-            if ev.device_type == torch.autograd.DeviceType.CUDA and ev.name not in names:
-                names.append(ev.name)
-        return " | ".join(n[:160] for n in names)
-    except Exception as ex:
-        return "profiler failed: %s" % ex
 
 
 def make(kind, shape):

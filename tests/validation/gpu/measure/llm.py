@@ -16,6 +16,8 @@ import time
 import torch
 import torch.nn.functional as F
 
+from timing import graph_of_calls, kernels_of, time_graph  # noqa: E402
+
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 DEV = torch.device("cuda")
 DT = torch.bfloat16
@@ -99,55 +101,7 @@ def gemv_sweep():
 
 
 def graph_of(calls):
-    for fn in calls[:3]:
-        fn()
-    torch.cuda.synchronize()
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for fn in calls:
-            fn()
-    torch.cuda.current_stream().wait_stream(s)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for fn in calls:
-            fn()
-    return g
-
-
-def time_graph(g, min_time=0.1):
-    g.replay()
-    torch.cuda.synchronize()
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    s.record()
-    g.replay()
-    e.record()
-    e.synchronize()
-    one = s.elapsed_time(e) * 1e-3
-    n = max(3, min(200, int(min_time / max(one, 1e-7))))
-    s.record()
-    for _ in range(n):
-        g.replay()
-    e.record()
-    e.synchronize()
-    return s.elapsed_time(e) * 1e-3 / n
-
-
-def kernels_of(fn):
-    from torch.profiler import ProfilerActivity, profile
-
-    try:
-        with profile(activities=[ProfilerActivity.CUDA]) as p:
-            fn()
-            torch.cuda.synchronize()
-        names = []
-        for ev in p.events():
-            if ev.device_type == torch.autograd.DeviceType.CUDA and ev.name not in names:
-                names.append(ev.name)
-        return " | ".join(n[:120] for n in names)
-    except Exception as ex:
-        return "profiler failed: %s" % ex
+    return graph_of_calls(calls)
 
 
 def measure(network, b, tokens, context, layers, whole=True):
@@ -163,7 +117,7 @@ def measure(network, b, tokens, context, layers, whole=True):
         tf = "%.2f" % (flops / sec / 1e12) if flops else ""
         gb = "%.1f" % (nbytes / sec / 1e9)
         out.writerow([network, b, tokens, context, name, op, shape, "%.9f" % sec, tf, gb,
-                      kernels_of(fn)])
+                      kernels_of(fn, width=120)])
         out_file.flush()
         print(network, b, tokens, name, shape, "%.2f us" % (sec * 1e6), tf, gb, flush=True)
     if whole:

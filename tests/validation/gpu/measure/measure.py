@@ -12,6 +12,8 @@ import time
 import torch
 import torch.nn.functional as F
 
+from timing import bench, kernels_of  # noqa: E402
+
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 DEV = torch.device("cuda")
 torch.backends.cuda.matmul.allow_tf32 = False
@@ -25,41 +27,6 @@ rows.writerow(["group", "name", "dtype", "shape", "seconds", "tflops", "gbytes_p
 
 def log(*a):
     print(*a, flush=True)
-
-
-def bench(fn, min_time=0.12, warmup=3, max_iters=500):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    s.record()
-    fn()
-    e.record()
-    e.synchronize()
-    one = s.elapsed_time(e) * 1e-3
-    n = max(3, min(max_iters, int(min_time / max(one, 1e-7))))
-    s.record()
-    for _ in range(n):
-        fn()
-    e.record()
-    e.synchronize()
-    return s.elapsed_time(e) * 1e-3 / n
-
-
-def kernels_of(fn):
-    from torch.profiler import ProfilerActivity, profile
-
-    try:
-        with profile(activities=[ProfilerActivity.CUDA]) as p:
-            fn()
-            torch.cuda.synchronize()
-        names = []
-        for ev in p.events():
-            if ev.device_type == torch.autograd.DeviceType.CUDA and ev.name not in names:
-                names.append(ev.name)
-        return " | ".join(n[:160] for n in names)
-    except Exception as ex:  # the profiler is a nicety; its failure loses no timing
-        return "profiler failed: %s" % ex
 
 
 def put(group, name, dtype, shape, sec, flops=None, nbytes=None, kern=""):

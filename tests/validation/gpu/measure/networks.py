@@ -14,6 +14,8 @@ import time
 import torch
 import torch.nn.functional as F
 
+from timing import graph_of_calls, kernels_of, time_graph  # noqa: E402
+
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 DEV = torch.device("cuda")
 DT = torch.bfloat16
@@ -97,57 +99,7 @@ def bert_layers(b, seq=512, d=1024, heads=16, ff=4096):
 
 
 def graph_of(calls):
-    for fn in calls[:3] if len(calls) > 3 else calls:  # warm-up (cuDNN picks its algorithm)
-        fn()
-    for fn in calls:
-        fn()
-    torch.cuda.synchronize()
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for fn in calls:
-            fn()
-    torch.cuda.current_stream().wait_stream(s)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for fn in calls:
-            fn()
-    return g
-
-
-def time_graph(g, min_time=0.1):
-    g.replay()
-    torch.cuda.synchronize()
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    s.record()
-    g.replay()
-    e.record()
-    e.synchronize()
-    one = s.elapsed_time(e) * 1e-3
-    n = max(3, min(200, int(min_time / max(one, 1e-7))))
-    s.record()
-    for _ in range(n):
-        g.replay()
-    e.record()
-    e.synchronize()
-    return s.elapsed_time(e) * 1e-3 / n
-
-
-def kernels_of(fn):
-    from torch.profiler import ProfilerActivity, profile
-
-    try:
-        with profile(activities=[ProfilerActivity.CUDA]) as p:
-            fn()
-            torch.cuda.synchronize()
-        names = []
-        for ev in p.events():
-            if ev.device_type == torch.autograd.DeviceType.CUDA and ev.name not in names:
-                names.append(ev.name)
-        return " | ".join(n[:120] for n in names)
-    except Exception as ex:
-        return "profiler failed: %s" % ex
+    return graph_of_calls(calls, warm_all=True)
 
 
 def measure(network, b, layers):
@@ -157,7 +109,7 @@ def measure(network, b, layers):
         sec = time_graph(graph_of([fn] * REPS)) / REPS
         total += sec * rep
         tf = "%.2f" % (flops / sec / 1e12) if flops else ""
-        out.writerow([network, b, name, op, shape, rep, "%.9f" % sec, tf, kernels_of(fn)])
+        out.writerow([network, b, name, op, shape, rep, "%.9f" % sec, tf, kernels_of(fn, width=120)])
         out_file.flush()
         print(network, b, name, shape, "%.2f us" % (sec * 1e6), tf, flush=True)
     seq = [fn for _, _, _, rep, _, fn in layers for _ in range(rep)]
