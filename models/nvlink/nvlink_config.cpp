@@ -40,8 +40,11 @@ void validate(const NvlinkConfig& c, const config::Node& n, const std::string& p
 //   tuning code, NCCL 2.19 on; read in public notes on that code, not in the repository).
 // * nccl_channels 24 on A100: NCCL 2.18.5's topology search (src/graph/search.cc: 6 rings at
 //   40 GB/s on 12 x 20 GB/s NVLinks, duplicated to 12; src/graph/connect.cc doubles them), as an
-//   HGX A100 log shows ("Channel 23/24", NVIDIA/nccl-tests issue #100). ASSUMPTION 32 on H100
-//   (plausible 8-32; NCCL_MAX_CHANNELS is 32), for its rings (NVLS does all-reduces). nvls_channels
+//   HGX A100 log shows ("Channel 23/24", NVIDIA/nccl-tests issue #100). 24 on H100 too, by the
+//   same code (NCCL v2.18.5-1): 18 NVLinks x SM90_NVLINK_BW 20 GB/s (src/graph/topo.h) = 360
+//   GB/s, whose first sm90 ring speed of 60 GB/s (search.cc sm90SpeedArrayIntra) fits 6 rings;
+//   at 60 >= 50 GB/s they are duplicated to 12 (maxChannels 16, src/init.cc) and connect.cc
+//   doubles them; no H100 log was read. Used by its rings (NVLS does all-reduces). nvls_channels
 //   16: NCCL's NVLS_NCHANNELS (NVIDIA/nccl src/transport/nvls.cc). nvls_chunk 128 KiB:
 //   NCCL 2.18.5's largest NVLS chunk per channel and head (src/enqueue.cc computeColl,
 //   maxChunkSize; the kernel, src/collectives/device/all_reduce.h, gives each (channel, head) one
@@ -77,8 +80,9 @@ const config::SchemaOf<NvlinkConfig>& NvlinkConfig::schema() {
               "in-switch reduction and multicast (NVSwitch 3 / SHARP; H100 yes, A100 no)");
     b.real("nvls_efficiency", &NvlinkConfig::nvls_efficiency, 0.85, 0.0, 1.0,
            "the switch's reduce/multicast rate as a share of the link rate (NCCL: Hopper 0.85)");
-    b.integer("nccl_channels", &NvlinkConfig::nccl_channels, 32, 1, 64,
-              "NCCL ring channels per collective (ASSUMPTION)", "channels");
+    b.integer("nccl_channels", &NvlinkConfig::nccl_channels, 24, 1, 64,
+              "NCCL ring channels per collective (NCCL 2.18.5's search: 24 on HGX A100 and H100)",
+              "channels");
     b.integer("nvls_channels", &NvlinkConfig::nvls_channels, 16, 1, 64,
               "NCCL NVLS channels per collective", "channels");
     b.bytes("nvls_chunk", &NvlinkConfig::nvls_chunk, std::string("128KiB"), Bytes(1024),
