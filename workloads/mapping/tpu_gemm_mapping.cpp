@@ -357,6 +357,11 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
               const double slots = fifo ? 0.0 : (load_steps * hbm_latency + hbm + compute) / 2;
               const double time = std::max({compute, hbm, cmem, epilogue, slots});
               const double cost = time + 64.0 * static_cast<double>(mt * nt * kt) + 0.05 * hbm;
+              best_cost = std::min(best_cost, cost);
+              // The pick below skips a cost above the final best's band; the best so far is
+              // never below the final one, so what its band excludes now is never picked (and
+              // the list stays small: keeping every candidate faulted in megabytes a point).
+              if (cost > best_cost * (1 + kTimeBand)) continue;
               GemmMapping m = best;
               m.tm = tm;
               m.tn = tn;
@@ -371,7 +376,6 @@ GemmMapping map_gemm(const models::TpuChipConfig& chip, const Layer& l,
               m.b_panel = b_panel;
               m.cmem_bytes = static_cast<std::uint64_t>(cmem_bytes);
               m.moved_bytes = static_cast<std::uint64_t>(moved);
-              best_cost = std::min(best_cost, cost);
               candidates.push_back({cost, std::move(m)});
             }
           }
