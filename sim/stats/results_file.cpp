@@ -302,6 +302,9 @@ ResultsWriter::ResultsWriter(const std::string& path, const RunMeta& meta)
   try {
     Hid fapl = own(H5Pcreate(H5P_FILE_ACCESS), "file access list");
     check(H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG), "file access list");
+    // A closed object's metadata leaves the cache: each point's flush walks only what is open
+    // (the cache of every point written so far made H5Fflush ~7% of a small sweep's CPU).
+    check(H5Pset_evict_on_close(fapl, 1), "file access list");
     impl_->file = Hid(H5Fcreate(partial_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
     if (!impl_->file.valid()) throw H5Failure(h5_message());
   } catch (const H5Failure& e) {
