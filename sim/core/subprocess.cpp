@@ -1,6 +1,7 @@
 #include "sim/core/subprocess.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -111,6 +112,8 @@ bool send_reply(int sock, std::int64_t v) {
 /// the parent closes the channel.
 [[noreturn]] void zygote_loop(int sock, const ChildFactory::Body& body) {
   const pid_t self = ::getpid();
+  // Every fork copies the zygote's page tables: give the heap the parent freed back first.
+  ::malloc_trim(0);
   Request r;
   int fd = -1;
   while (recv_request(sock, r, fd)) {
