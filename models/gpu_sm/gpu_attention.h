@@ -91,7 +91,8 @@ struct FlashShape {
   std::int64_t qk_ii = 0, pv_ii = 0;    ///< tensor-pipe cycles of one instruction
   std::int64_t ldm_cycles = 0;          ///< bank cycles of one ldmatrix.x4 on one sub-partition
   std::int64_t cp_q = 0, cp_kv = 0;     ///< FA-2: cp.async (16 B/thread) per warp per Q / K,V block
-  // Softmax of one block, warp instructions: row max, (shuffles), then the rest.
+  // Softmax of one block, warp instructions: row max, (shuffles), then the rest. FA-3's; FA-2
+  // uses sm_sfu, sm_first_sfu and sm_mask and its own fa2_* counts below.
   std::int64_t sm_max = 0, sm_rest = 0, sm_sfu = 0, sm_mask = 0;
   std::int64_t sm_first_rest = 0, sm_first_sfu = 0;  ///< the first block (no rescale)
   std::int64_t p_convert = 0, o_rescale = 0;         ///< FA-3 splits these off the softmax
