@@ -25,8 +25,8 @@ constexpr u64 kNone = GpuAttentionStepper::kNone;
 struct Pipes {
   u64 sched =
       0;  ///< the warp scheduler: free from this cycle (README rule 2: one section at a time)
-  u64 tensor = 0, smem = 0, fp32 = 0, sfu = 0;
-  u64 tensor_busy = 0, smem_busy = 0, fp32_busy = 0, sfu_busy = 0;
+  u64 tensor = 0, smem = 0, fp32 = 0, sfu = 0, alu = 0;
+  u64 tensor_busy = 0, smem_busy = 0, fp32_busy = 0, sfu_busy = 0, alu_busy = 0;
 };
 
 /// Events of one time: launches, then sections, then memory requests in (sm, slot) order.
@@ -72,23 +72,22 @@ class Sp {
     return {u + static_cast<u64>(n), p.tensor + static_cast<u64>(c_.wgmma_latency)};
   }
 
-  /// `f` FP32-lane and `x` SFU instructions from u, one issued per clock, the two pipes in
-  /// parallel: the cursor when all have issued and left their pipes.
-  u64 vec(Pipes& p, u64 u, std::int64_t f, std::int64_t x) const {
-    u64 end = u + static_cast<u64>(f + x);
-    if (f > 0) {
-      const auto busy = static_cast<u64>(f * s_.fp32_cycles);
-      p.fp32 = std::max(p.fp32, u) + busy;
-      p.fp32_busy += busy;
-      end = std::max(end, p.fp32);
-    }
-    if (x > 0) {
-      const auto busy = static_cast<u64>(x * s_.sfu_cycles);
-      p.sfu = std::max(p.sfu, u) + busy;
-      p.sfu_busy += busy;
-      end = std::max(end, p.sfu);
-    }
-    return end;
+  /// `f` FP32-lane, `x` SFU, `a` ALU and `n` issue-only instructions from u, one issued per
+  /// clock, the pipes in parallel: the cursor when all have issued and left their pipes.
+  u64 vec(Pipes& p, u64 u, std::int64_t f, std::int64_t x, std::int64_t a = 0,
+          std::int64_t n = 0) const {
+    u64 end = u + static_cast<u64>(f + x + a + n);
+    end = std::max(end, pipe(p.fp32, p.fp32_busy, u, f * s_.fp32_cycles));
+    end = std::max(end, pipe(p.sfu, p.sfu_busy, u, x * s_.sfu_cycles));
+    return std::max(end, pipe(p.alu, p.alu_busy, u, a * s_.alu_cycles));
+  }
+
+  /// `cycles` of one pipe from u, first come first served: when they end (u when none).
+  static u64 pipe(u64& free, u64& busy, u64 u, std::int64_t cycles) {
+    if (cycles <= 0) return u;
+    free = std::max(free, u) + static_cast<u64>(cycles);
+    busy += static_cast<u64>(cycles);
+    return free;
   }
 
   /// `bytes` through the sub-partition's share of the banks from u: when the last lands.
@@ -100,15 +99,26 @@ class Sp {
     return p.smem + static_cast<u64>(c_.smem_latency);
   }
 
-  /// The softmax of one block from u (S ready at `s_ready`): row max, the quad all-reduce's two
-  /// shuffle round trips, then exp2 / sum / scales. FA-2 converts P and rescales O here too.
-  u64 softmax(Pipes& p, u64 u, u64 s_ready, bool first, bool masked, bool with_tail) const {
+  /// FA-3's softmax of one block from u (S ready at `s_ready`): row max, the quad all-reduce's
+  /// two shuffle round trips, then exp2 / sum / scales on the FP32 lanes and SFU (P's
+  /// conversion and O's rescale are sections of their own).
+  u64 softmax(Pipes& p, u64 u, u64 s_ready, bool first, bool masked) const {
     u = std::max(u, s_ready);
     u = vec(p, u, s_.sm_max + (masked ? s_.sm_mask : 0), 0);
     u += 2 * static_cast<u64>(c_.smem_latency);  // ASSUMPTION: SHFL latency ~ shared memory's
-    const std::int64_t tail = with_tail ? s_.p_convert + (first ? 0 : s_.o_rescale) : 0;
-    return vec(p, u, (first ? s_.sm_first_rest : s_.sm_rest) + tail,
-               first ? s_.sm_first_sfu : s_.sm_sfu);
+    return vec(p, u, first ? s_.sm_first_rest : s_.sm_rest, first ? s_.sm_first_sfu : s_.sm_sfu);
+  }
+
+  /// FA-2's softmax of one block from u (S ready at `s_ready`), its instructions as the
+  /// kernel's SASS issues them (FlashShape::fa2_*): the row max (FMNMX on the ALU pipe, the
+  /// quad all-reduce's SHFL and two shuffle round trips), then the exponentials, row sum, O
+  /// rescale and P's conversion on the FP32, SFU and ALU pipes, one instruction per clock.
+  u64 softmax_fa2(Pipes& p, u64 u, u64 s_ready, bool first, bool masked) const {
+    u = std::max(u, s_ready);
+    u = vec(p, u, 0, 0, s_.fa2_max_alu + (masked ? s_.sm_mask : 0), s_.fa2_shfl);
+    u += 2 * static_cast<u64>(c_.smem_latency);  // ASSUMPTION: SHFL latency ~ shared memory's
+    return vec(p, u, first ? s_.fa2_first_fp32 : s_.fa2_fp32, first ? s_.sm_first_sfu : s_.sm_sfu,
+               first ? s_.fa2_first_alu : s_.fa2_alu);
   }
 
  private:
@@ -381,7 +391,7 @@ class Fa2 : public Engine {
           u += static_cast<u64>(s_.cp_kv);
           copied(sm, slot, 2 * j + 3, u - 1);
         }
-        u = sp_.softmax(p, u, w.acc, j == 0, j < c.w->masked, true);
+        u = sp_.softmax_fa2(p, u, w.acc, j == 0, j < c.w->masked);
         std::tie(u, w.acc) = sp_.mma_gemm(p, u, s_.pv_steps, s_.pv_ldm, s_.pv_mma, s_.pv_ii);
       }
     }
@@ -644,7 +654,7 @@ class Fa3 : public Engine {
       a.phase = i < n ? 1 : 2;
       a.ready_at = i < n ? std::max(u, a.s_ready) : std::max(u, a.o_ready);
     } else if (a.phase == 1) {  // softmax of S_i under the P V wgmmas still running
-      u = sp_.softmax(p, u, a.s_ready, i == 0, i < tile.w->masked, false);
+      u = sp_.softmax(p, u, a.s_ready, i == 0, i < tile.w->masked);
       if (i == 0) u = sp_.vec(p, u, s_.p_convert, 0);
       step_done = i == 0;
       a.phase = 2;

@@ -44,6 +44,10 @@ struct FlashTile {
   TcType in_type = TcType::kBf16;
   std::int64_t out_bytes = 2;          ///< per element of O
   std::int64_t regs_per_thread = 255;  ///< FA-2, as the compiler allocated them (occupancy)
+  /// FA-2's build. false: PyTorch's (UNFUSE_FMA, no --use_fast_math: the score scale is FMUL +
+  /// FADD and each exp2f is MUFU.EX2 guarded by FSETP and two predicated FMUL); true: the
+  /// flash-attn package's (--use_fast_math: FFMA + MUFU.EX2). FA-3 ignores it.
+  bool fast_math = false;
 };
 
 /// One tile of the grid: block_m query rows of one (batch, head) and the K/V blocks it visits,
@@ -87,13 +91,19 @@ struct FlashShape {
   std::int64_t qk_ii = 0, pv_ii = 0;    ///< tensor-pipe cycles of one instruction
   std::int64_t ldm_cycles = 0;          ///< bank cycles of one ldmatrix.x4 on one sub-partition
   std::int64_t cp_q = 0, cp_kv = 0;     ///< FA-2: cp.async (16 B/thread) per warp per Q / K,V block
-  // Softmax of one block, warp instructions: row max, (shuffles), then the rest.
+  // Softmax of one block, warp instructions: row max, (shuffles), then the rest. FA-3's; FA-2
+  // uses sm_sfu, sm_first_sfu and sm_mask and its own fa2_* counts below.
   std::int64_t sm_max = 0, sm_rest = 0, sm_sfu = 0, sm_mask = 0;
   std::int64_t sm_first_rest = 0, sm_first_sfu = 0;  ///< the first block (no rescale)
   std::int64_t p_convert = 0, o_rescale = 0;         ///< FA-3 splits these off the softmax
   std::int64_t ep_fp32 = 0, ep_sfu = 0, ep_st = 0;   ///< epilogue per warp
   std::int64_t ep_smem_bytes = 0;                    ///< O written to shared memory per warp
-  std::int64_t fp32_cycles = 0, sfu_cycles = 0;      ///< pipe cycles of one warp instruction
+  // FA-2, counted from the kernel's SASS (gpu_attention_shape.cpp): the row max's FMNMX (ALU)
+  // and SHFL, then the rest of the block's softmax per pipe, P's conversion and O's rescale in
+  // it; the first block has no rescale. Causal diagonal blocks add sm_mask ALU instructions.
+  std::int64_t fa2_max_alu = 0, fa2_shfl = 0;
+  std::int64_t fa2_fp32 = 0, fa2_alu = 0, fa2_first_fp32 = 0, fa2_first_alu = 0;
+  std::int64_t fp32_cycles = 0, sfu_cycles = 0, alu_cycles = 0;  ///< pipe cycles of one warp instr.
   std::int64_t elem_bytes = 0;
   std::int64_t head_dim = 0, block_m = 0, block_n = 0, out_bytes = 0;
   bool pingpong = false;

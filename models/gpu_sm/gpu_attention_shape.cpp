@@ -29,8 +29,9 @@ using ptx::kWgmmaMaxN;
 constexpr std::int64_t kMaxHeadDim = 256;
 /// FA-3 runs one to three consumer warpgroups (static_assert in the sm90 mainloop).
 constexpr std::int64_t kMaxWarpgroups = 3;
-/// ASSUMPTION (1-3): FP32-lane instructions per score element of a block on the causal
-/// diagonal (index compare and select: ISETP + FSEL) -- flash::Mask::apply_mask.
+/// ASSUMPTION (1-3): instructions per score element of a block on the causal diagonal (index
+/// compare and select: ISETP + FSEL) -- flash::Mask::apply_mask. FA-2 runs them on the ALU
+/// pipe (both are ALU instructions); FA-3's softmax charges them on the FP32 lanes.
 constexpr std::int64_t kMaskOpsPerElement = 2;
 
 void check_types(const GpuSmConfig& c, const FlashTile& t) {
@@ -107,6 +108,31 @@ void softmax_counts(const GpuSmConfig& c, FlashShape& s) {
   s.ep_smem_bytes = s.rows * s.head_dim * s.out_bytes;
   s.fp32_cycles = ceil_div(32 * c.sub_partitions, c.fp32_lanes);
   s.sfu_cycles = ceil_div(32 * c.sub_partitions, c.sfu_lanes);
+  s.alu_cycles = ceil_div(32 * c.sub_partitions, c.alu_lanes);
+}
+
+/// FA-2's softmax per block and warp, as the SASS of its main loop issues it (ptxas 13.0,
+/// sm_80 and sm_90; flash_fwd_kernel.h + softmax.h built with PyTorch's flags, and with the
+/// flash-attn package's --use_fast_math; README "FA-2 softmax, counted"). Per thread: E scores,
+/// O output elements, R rows.
+///  * row max: E + 2R FMNMX (ALU), 2R SHFL (the quad all-reduce);
+///  * per row: FSETP + FSEL (max == -inf), FMUL (max x scale), FFMA ((old - new max) x scale),
+///    MUFU.EX2 of it and FMUL of row_sum (not in the first block);
+///  * per score: the scale and max subtraction (fast math: one FFMA; PyTorch's UNFUSE_FMA:
+///    FMUL + FADD), MUFU.EX2, FADD into row_sum; PyTorch's exp2f without fast math guards each
+///    MUFU.EX2 with FSETP (ALU) and two predicated FMUL (issued either way);
+///  * O rescale: O FMUL (not in the first block); P to 16 bit: E / 2 F2FP (ALU).
+void fa2_softmax_counts(const FlashTile& t, FlashShape& s) {
+  const std::int64_t e = s.rows * s.block_n / 32, o = s.rows * s.head_dim / 32, r = s.rows / 8;
+  const std::int64_t ex2 = e + r, ex2_first = e;  // MUFU.EX2 per block
+  s.fa2_max_alu = e + 2 * r;
+  s.fa2_shfl = 2 * r;
+  const std::int64_t scale = t.fast_math ? e : 2 * e;  // FFMA, or FMUL + FADD
+  const std::int64_t guard_fp32 = t.fast_math ? 0 : 2, guard_alu = t.fast_math ? 0 : 1;
+  s.fa2_fp32 = o + 3 * r + scale + e + guard_fp32 * ex2;
+  s.fa2_alu = 2 * r + ceil_div(e, 2) + guard_alu * ex2;
+  s.fa2_first_fp32 = r + scale + e + guard_fp32 * ex2_first;
+  s.fa2_first_alu = 2 * r + ceil_div(e, 2) + guard_alu * ex2_first;
 }
 
 }  // namespace
@@ -163,6 +189,7 @@ FlashShape flash_shape(const GpuSmConfig& c, const FlashTile& t) {
   }
   s.ldm_cycles = ceil_div(kLdmatrixBytes * sps, c.smem_bytes_per_clock());
   softmax_counts(c, s);
+  if (!s.fa3) fa2_softmax_counts(t, s);
   s.resources.threads = 32 * s.warps;
   s.resources.smem = Bytes(static_cast<std::uint64_t>(smem));
   occupancy(c, s.resources);  // throws when one CTA does not fit

@@ -113,7 +113,8 @@ void validate(const GpuSmConfig& c, const config::Node& n, const std::string& p)
       {"tc_fp16_fma", c.tc_fp16_fma}, {"tc_bf16_fma", c.tc_bf16_fma},
       {"tc_tf32_fma", c.tc_tf32_fma}, {"tc_fp8_fma", c.tc_fp8_fma},
       {"tc_int8_mac", c.tc_int8_mac}, {"fp32_lanes", c.fp32_lanes},
-      {"sfu_lanes", c.sfu_lanes},     {"registers", c.registers}};
+      {"sfu_lanes", c.sfu_lanes},     {"alu_lanes", c.alu_lanes},
+      {"registers", c.registers}};
   for (const auto& [key, v] : per_sp)
     if (v % c.sub_partitions != 0)
       fail(n, p, key,
@@ -122,6 +123,8 @@ void validate(const GpuSmConfig& c, const config::Node& n, const std::string& p)
   if (c.fp32_lanes == 0 || c.sfu_lanes == 0)
     fail(n, p, c.fp32_lanes == 0 ? "fp32_lanes" : "sfu_lanes",
          "the epilogue needs FP32 and SFU lanes (A100: 64 and 16 per SM)");
+  if (c.alu_lanes == 0)
+    fail(n, p, "alu_lanes", "the softmax needs ALU lanes (A100 and H100: 64 per SM)");
   if (c.smem_per_block + c.smem_reserved_per_block > c.smem_per_sm)
     fail(n, p, "smem_per_block",
          fmt::format(
@@ -263,6 +266,9 @@ const config::SchemaOf<GpuSmConfig>& GpuSmConfig::schema() {
                     "FP32 FMA per SM per clock (epilogue math)")
         .preset_int("sfu_lanes", &GpuSmConfig::sfu_lanes, 0, 4096, "ops/clk",
                     "special-function results (exp2, rcp, ...) per SM per clock")
+        .preset_int("alu_lanes", &GpuSmConfig::alu_lanes, 0, 4096, "ops/clk",
+                    "ALU results per SM per clock: compare/min/max, FP32-to-16-bit packing, "
+                    "integer add and logic (A100 and H100: 64)")
         .preset_int("registers", &GpuSmConfig::registers, 1024, 1 << 24, "regs",
                     "32-bit registers per SM")
         .preset_int("max_warps", &GpuSmConfig::max_warps, 1, 1024, "warps", "resident warps per SM")

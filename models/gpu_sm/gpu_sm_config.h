@@ -48,6 +48,9 @@ struct GpuSmConfig {
 
   std::int64_t fp32_lanes = 0;  ///< FP32 FMA per SM per clock
   std::int64_t sfu_lanes = 0;   ///< special-function results per SM per clock
+  /// ALU-pipe results per SM per clock: compare/min/max (FMNMX, FSETP, FSEL), FP32-to-16-bit
+  /// packing (F2FP), integer add and logic.
+  std::int64_t alu_lanes = 0;
 
   // Occupancy limits (CUDA C++ Programming Guide, compute-capability table).
   std::int64_t registers = 0;  ///< 32-bit registers per SM

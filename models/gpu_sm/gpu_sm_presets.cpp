@@ -9,7 +9,11 @@
 //              9.0: 64K registers, 64 warps, 32 resident blocks, 1024 threads per block, shared
 //              memory 164 KB / 228 KB per SM and 163 KB / 227 KB per block, 32 banks of 4 B)
 //              and "Arithmetic Instructions" throughput table (FP32 FMA 64 / 128 per clock per
-//              SM; special functions 16 per clock per SM on CC 8.0 and 9.0)
+//              SM; special functions 16 per clock per SM on CC 8.0 and 9.0; compare, minimum,
+//              maximum 64 per clock per SM)
+//   [NCU-KPG]  NVIDIA, Nsight Compute Kernel Profiling Guide, "Pipelines": the alu pipe runs
+//              bit manipulation, logic, integer (not IMAD) and compare instructions, and on
+//              Ampere and later the fast FP32-to-FP16 conversion (F2FP)
 //   [CUDA-OCC] the CUDA toolkit's cuda_occupancy.h: registers allocated per warp in units of
 //              256, shared memory in units of 128 B, 1 KB reserved per block on CC >= 8.0
 //   [ACCELSIM] accel-sim/accel-sim-framework, gpu-simulator/configs/tested-cfgs/
@@ -37,6 +41,10 @@ void common(GpuSmConfig& c) {
   c.smem_bank_bytes = 4;
   c.smem_latency = 29;  // [ACCELSIM] (both the A100 and H100 calibrations)
   c.sfu_lanes = 16;     // [CUDA-PG] arithmetic-instruction throughput, CC 8.0 and 9.0
+  // 64 INT32 lanes per SM (16 per sub-partition) on both [A100-WP] [H100-WP]: the alu pipe of
+  // [NCU-KPG]; compare, minimum, maximum at 64 per clock per SM [CUDA-PG]. On H100 that is half
+  // the FP32 rate, on A100 the same.
+  c.alu_lanes = 64;
   // ASSUMPTION mma_latency 32 cycles (plausible 16-40): issue of a dependent mma.sync
   // m16n8k16 after its predecessor on the same accumulator. The Ampere/Hopper microbenchmark
   // papers' tables could not be read here (FACTS.md lists them unconfirmed).

@@ -338,6 +338,7 @@ void Compiler::flash_kernel(size_t i, const Layer& l, std::uint64_t q, std::uint
   kn.kind = GpuKernel::Kind::kAttention;
   GpuAttentionOptions o;
   o.force_fa2 = opt_.force_fa2;
+  o.fa2_fast_math = opt_.fa2_fast_math;
   kn.flash = map_gpu_attention(dev_, l, o);
   kn.flash_launch = gpu_attention_launch(kn.flash, static_cast<int>(dev_.sms));
   // Addresses follow the shape the kernel runs (a decode step's packed query heads are the

@@ -220,10 +220,10 @@ std::string describe(const GpuAttentionMapping& m, const models::GpuDeviceConfig
 
 std::string GpuAttentionMapping::tile_text() const {
   const bool fa3 = tile.version == FlashVersion::kFa3;
-  return fmt::format("{} {}x{} d{} {}{}{} {}cta {}w", models::flash_version_name(tile.version),
+  return fmt::format("{} {}x{} d{} {}{}{}{} {}cta {}w", models::flash_version_name(tile.version),
                      tile.block_m, tile.block_n, tile.head_dim, fa3 ? "wg" : "w",
                      fa3 ? tile.block_m / 64 : tile.warps, fa3 && tile.pingpong ? " pp" : "",
-                     ctas_per_sm, waves);
+                     tile.fast_math ? " fast-math" : "", ctas_per_sm, waves);
 }
 
 GpuAttentionMapping map_gpu_attention(const models::GpuDeviceConfig& d, const Layer& layer,
@@ -236,6 +236,7 @@ GpuAttentionMapping map_gpu_attention(const models::GpuDeviceConfig& d, const La
   Layer kernel_layer = layer;
   kernel_layer.attn = m.shape;
   m.tile = choose_tile(d, kernel_layer, type, fa3);
+  m.tile.fast_math = !fa3 && o.fa2_fast_math;
   const std::int64_t o_bytes = m.tile.out_bytes;  // O as the layer stores it
   models::FlashShape s;
   try {

@@ -18,6 +18,9 @@ namespace systole::workloads {
 /// What the GPU attention mapper may consider.
 struct GpuAttentionOptions {
   bool force_fa2 = false;  ///< run FlashAttention-2 on sm_90 too (PyTorch's flash backend)
+  /// FA-2 as the flash-attn package builds it (--use_fast_math), not as PyTorch does
+  /// (models::FlashTile::fast_math).
+  bool fa2_fast_math = false;
 };
 
 /// Roofline bounds of the mapping, in SM clock cycles.

@@ -37,7 +37,8 @@ struct GpuMappingOptions {
   /// Attention layers: one FlashAttention kernel, or unfused (QK^T GEMM, softmax, PV GEMM).
   enum class Attention { kFlash, kUnfused };
   Attention attention = Attention::kFlash;
-  bool force_fa2 = false;  ///< FlashAttention-2 on sm_90 too (PyTorch's flash backend)
+  bool force_fa2 = false;      ///< FlashAttention-2 on sm_90 too (PyTorch's flash backend)
+  bool fa2_fast_math = false;  ///< FA-2 built as the flash-attn package (--use_fast_math)
   /// A convolution that is not a plain GEMM (a filter wider than 1x1 or a stride), run as
   /// cuDNN runs it: one of its implicit-GEMM fprop kernels, which have neither cuBLAS's
   /// swapped-operand skinny tiles nor a split-K reduction (set by the lowering, not a config

@@ -49,7 +49,10 @@ const config::SchemaOf<workloads::GpuMappingOptions>& gpu_mapping_schema() {
                 "attention layers as one FlashAttention kernel, or unfused (QK^T GEMM, softmax "
                 "kernel, PV GEMM)")
         .boolean("force_fa2", &O::force_fa2, false,
-                 "run FlashAttention-2 on sm_90 too (PyTorch's flash backend) instead of FA-3");
+                 "run FlashAttention-2 on sm_90 too (PyTorch's flash backend) instead of FA-3")
+        .boolean("fa2_fast_math", &O::fa2_fast_math, false,
+                 "FlashAttention-2 as the flash-attn package builds it (--use_fast_math: FFMA + "
+                 "MUFU.EX2 per score) instead of PyTorch's build (UNFUSE_FMA, IEEE exp2f)");
     return b;
   }();
   return s;
@@ -158,7 +161,7 @@ stats::Record layer_record(const GpuDeviceConfig& d, const workloads::GpuLayerPl
 
 /// The busiest SM's cycles of a FlashAttention kernel as its schedule spends them: per K/V block
 /// a CTA visits, each sub-partition runs its warps' QK^T and PV tensor instructions (mma.sync or
-/// wgmma, at their pipe cycles) and their softmax (FP32 and SFU instructions, flash_shape's
+/// wgmma, at their pipe cycles) and their softmax (FP32, ALU and SFU instructions, flash_shape's
 /// counts); FA-2 runs the two one after the other (a warp's softmax never overlaps an mma.sync:
 /// models/gpu_sm/README.md), FA-3 side by side (ping-pong, intra-warpgroup overlap); the block
 /// visits spread evenly over the SMs. Masking and the epilogue are left out (a lower bound).
@@ -167,7 +170,10 @@ double flash_sm_cycles(const GpuDeviceConfig& d, const workloads::GpuKernel& k) 
   const auto tensor =
       static_cast<double>(s.qk_steps * s.qk_mma * s.qk_ii + s.pv_steps * s.pv_mma * s.pv_ii);
   const auto softmax = static_cast<double>(
-      (s.sm_max + s.sm_rest + s.p_convert + s.o_rescale) * s.fp32_cycles + s.sm_sfu * s.sfu_cycles);
+      s.fa3 ? (s.sm_max + s.sm_rest + s.p_convert + s.o_rescale) * s.fp32_cycles +
+                  s.sm_sfu * s.sfu_cycles
+            : s.fa2_fp32 * s.fp32_cycles + (s.fa2_max_alu + s.fa2_alu) * s.alu_cycles +
+                  s.sm_sfu * s.sfu_cycles);
   const double block =
       static_cast<double>(s.sp_warps) * (s.fa3 ? std::max(tensor, softmax) : tensor + softmax);
   return block * static_cast<double>(k.flash.block_visits) / static_cast<double>(d.sms);

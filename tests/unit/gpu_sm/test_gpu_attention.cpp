@@ -1,7 +1,8 @@
 // FlashAttention forward model (models/gpu_sm/gpu_attention.h): the run never beats the tensor
 // peak or the port's bandwidth, the port sees one request per Q tile, K/V block and O store in
-// nondecreasing issue order, a warp's softmax does not overlap its own mma.sync, monotonic in
-// work, SMs, SFU rate and memory latency, bad tiles are ConfigErrors with a reason, and a port
+// nondecreasing issue order, a warp's softmax does not overlap its own mma.sync, FA-2's softmax
+// counts are its SASS's and cost an issue slot each, monotonic in work, SMs, SFU rate and memory
+// latency, bad tiles are ConfigErrors with a reason, and a port
 // that answers late (GpuAttentionStepper) gives the immediate port's record exactly.
 #include <catch2/catch.hpp>
 
@@ -156,9 +157,70 @@ TEST_CASE("gpu_attention: monotonic in work, SMs, SFU rate and memory latency",
     CHECK(run(slow, launch(t, 2, 8, 8)).cycles > run(c, launch(t, 2, 8, 8)).cycles);
     CHECK(run(c, launch(t, 2, 8, 8), 64, 2000).cycles >=
           run(c, launch(t, 2, 8, 8), 64, 200).cycles);
-    // Masked (causal diagonal) blocks cost more FP32 work, never less.
+    // Masked (causal diagonal) blocks cost more work, never less.
     CHECK(run(c, launch(t, 2, 8, 8, 2)).cycles >= run(c, launch(t, 2, 8, 8, 0)).cycles);
   }
+}
+
+TEST_CASE("gpu_attention: FA-2's softmax counts are the instructions its SASS issues",
+          "[unit][gpu_sm][attention]") {
+  // Per warp and K/V block of the main loop, counted in the SASS ptxas 13.0 made from
+  // flash_fwd_kernel.h (README "FA-2 softmax, counted"): PyTorch's build (UNFUSE_FMA, IEEE
+  // exp2f) at d128 (128x64 tile) and d64 (128x128), and the flash-attn package's
+  // (--use_fast_math) at d64. FP32 = FMUL + FADD + FFMA; ALU = FSETP + FSEL + F2FP.
+  const GpuSmConfig h = h100_sxm5_sm();
+  const FlashShape d128 = flash_shape(h, fa2_tile(128));
+  CHECK(d128.fa2_max_alu == 72);  // FMNMX
+  CHECK(d128.fa2_shfl == 8);
+  CHECK(d128.fa2_fp32 == 336 + 128 + 4);
+  CHECK(d128.fa2_alu == 72 + 4 + 32);
+  CHECK(d128.sm_sfu == 68);  // MUFU.EX2
+  const FlashShape d64 = flash_shape(h, fa2_tile(64));
+  CHECK(d64.fa2_max_alu == 136);
+  CHECK(d64.fa2_fp32 == 464 + 256 + 4);
+  CHECK(d64.fa2_alu == 136 + 4 + 64);
+  CHECK(d64.sm_sfu == 132);
+  FlashTile fm = fa2_tile(64);
+  fm.fast_math = true;
+  const FlashShape fast = flash_shape(h, fm);
+  CHECK(fast.fa2_max_alu == 136);
+  CHECK(fast.fa2_fp32 == 72 + 128 + 132);
+  CHECK(fast.fa2_alu == 4 + 4 + 64);
+  CHECK(fast.sm_sfu == 132);
+  // The ALU pipe: 64 lanes per SM on both, so 2 cycles a warp instruction; FP32 1 on H100.
+  CHECK(d128.alu_cycles == 2);
+  CHECK(d128.fp32_cycles == 1);
+  CHECK(flash_shape(a100_sxm4_sm(), fa2_tile(128)).fp32_cycles == 2);
+}
+
+TEST_CASE("gpu_attention: FA-2's softmax is bound by one instruction issued per clock",
+          "[unit][gpu_sm][attention]") {
+  // One CTA on one SM (nothing overlaps its sections): every block costs at least its
+  // mma.sync cycles plus the softmax's issue slots (one per instruction), more than its SFU
+  // cycles once FP32 and ALU instructions outnumber them (PyTorch's build on H100).
+  const GpuSmConfig h = h100_sxm5_sm();
+  const FlashTile t = fa2_tile(128);
+  const FlashShape s = flash_shape(h, t);
+  const std::int64_t issue = s.fa2_max_alu + s.fa2_shfl + s.fa2_fp32 + s.fa2_alu + s.sm_sfu;
+  CHECK(issue > s.sm_sfu * s.sfu_cycles);
+  const std::int64_t n = 8;
+  const std::int64_t per_block = (s.qk_steps * s.qk_mma + s.pv_steps * s.pv_mma) * s.qk_ii + issue;
+  CHECK(run(h, launch(t, 1, 1, n), 1024, 10).cycles >= static_cast<std::uint64_t>(n * per_block));
+  // The fast-math build issues fewer instructions per score: faster, on both SMs.
+  FlashTile fm = t;
+  fm.fast_math = true;
+  for (const GpuSmConfig& c : {h, a100_sxm4_sm()})
+    CHECK(run(c, launch(fm, 2, 8, 8)).cycles < run(c, launch(t, 2, 8, 8)).cycles);
+  // Fewer ALU lanes cost FA-2 time; FA-3's softmax (not counted from SASS) ignores them, and
+  // the build.
+  GpuSmConfig few = h;
+  few.alu_lanes = h.alu_lanes / 4;
+  CHECK(run(few, launch(t, 2, 8, 8)).cycles > run(h, launch(t, 2, 8, 8)).cycles);
+  FlashTile fa3_fm = fa3_tile();
+  fa3_fm.fast_math = true;
+  const auto fa3 = run(h, launch(fa3_tile(), 2, 8, 8)).cycles;
+  CHECK(run(few, launch(fa3_tile(), 2, 8, 8)).cycles == fa3);
+  CHECK(run(h, launch(fa3_fm, 2, 8, 8)).cycles == fa3);
 }
 
 TEST_CASE("gpu_attention: FA-3's ping-pong and the FA-3 kernel beat FA-2 on H100",

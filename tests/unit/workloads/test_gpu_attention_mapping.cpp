@@ -11,6 +11,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <string>
 
 #include "tests/unit/workloads/gpu_device_fixture.h"
 #include "workloads/mapping/gpu_attention_mapping.h"
@@ -32,9 +33,11 @@ Layer attention(std::int64_t b, std::int64_t h, std::int64_t s, std::int64_t d, 
 
 /// Simulated TFLOP/s of a layer: the launch on every SM behind gpu_attention_port, plus the
 /// launch overhead and the gap between kernels of a timed loop.
-double simulate(const models::GpuDeviceConfig& d, const Layer& l, bool fa2, std::string* text) {
+double simulate(const models::GpuDeviceConfig& d, const Layer& l, bool fa2, std::string* text,
+                bool fast_math = false) {
   GpuAttentionOptions o;
   o.force_fa2 = fa2;
+  o.fa2_fast_math = fast_math;
   const auto m = map_gpu_attention(d, l, o);
   const auto launch = gpu_attention_launch(m, static_cast<int>(d.sms));
   auto port = gpu_attention_port(d, m, launch);
@@ -202,6 +205,8 @@ TEST_CASE("gpu_attention_mapping: simulated FlashAttention, causal and FA-3 vs F
 // run, never widened: every point within 25%, the mean |error| within 10% (issue 11's target).
 // First run: mean |error| 35% over 40 points (A100 FA-2 -5.5%; H100 FA-2 +20..+41%, FA-3
 // +5..+58%): the bounds miss, so the case is [!mayfail] (reported, not failing the suite).
+// The Azure points ran the flash-attn package's benchmark (its kernel built with
+// --use_fast_math), so they run FA-2's fast-math build; ours ran PyTorch's build.
 TEST_CASE("gpu_attention_mapping: simulated vs measured FlashAttention forward",
           "[unit][gpu_mapping][attention][reality][!mayfail]") {
   struct Point {
@@ -254,8 +259,9 @@ TEST_CASE("gpu_attention_mapping: simulated vs measured FlashAttention forward",
   double sum = 0;
   for (const auto& p : points) {
     std::string text;
+    const bool azure = std::string(p.source) == "azure";
     const double sim =
-        simulate(p.h100 ? h : a, attention(p.b, p.h, p.s, p.d, p.causal), p.fa2, &text);
+        simulate(p.h100 ? h : a, attention(p.b, p.h, p.s, p.d, p.causal), p.fa2, &text, azure);
     const double err = sim / p.tflops - 1;
     sum += std::abs(err);
     std::cout << fmt::format(
