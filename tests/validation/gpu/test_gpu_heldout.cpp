@@ -273,5 +273,32 @@ TEST_CASE("GPU held-out convolutions with cuDNN's kernel", "[.][cudnn_kernel][va
   }
 }
 
+TEST_CASE("cuDNN's implicit-GEMM kernel names decode into the device's CTA configuration",
+          "[validation][gpu]") {
+  using test::gpu::parse_cudnn_fprop_kernel;
+  const auto a = parse_cudnn_fprop_kernel(
+      "Memset (Device) | sm90_xmma_fprop_implicit_gemm_f16f16_f16f32_f32_nhwckrsc_nhwc_"
+      "tilesize128x128x32_warpgroupsize1x1x1_g1_execute_segment_k_off_kernel__5x_cudnn");
+  REQUIRE(a);
+  CHECK(a->text() == "128x128x32 wg1x1");
+  const auto b = parse_cudnn_fprop_kernel(
+      "sm90_xmma_fprop_implicit_gemm_f16f16_f16f32_f32_nhwckrsc_nhwc_tilesize256x96x32_"
+      "warpgroupsize2x1x1_g1_execute_segment_k_off_kernel__5x_cudnn");
+  REQUIRE(b);
+  CHECK(b->tile_m == 256);
+  CHECK(b->tile_n == 96);
+  CHECK(b->tile_k == 32);
+  CHECK(b->warps_m == 2);
+  CHECK(b->warps_n == 1);
+  CHECK_FALSE(parse_cudnn_fprop_kernel("nvjet_sm90_hsh_192x192_64x4_1x2_h_bz_coopB_TNN"));
+  CHECK_FALSE(parse_cudnn_fprop_kernel(
+      "void cutlass__5x_cudnn::Kernel<cutlass_tensorop_f16_s16816fprop_optimized_f16_64x128_32x6_"
+      "nhwc_align8>"));
+  CHECK_FALSE(parse_cudnn_fprop_kernel(
+      "sm90_xmma_fprop_implicit_gemm_f16f16_f16f32_f32_nhwckrsc_nhwc_tilesize96x64x32_"
+      "warpgroupsize1x1x1_g1"));  // 96 rows are no whole m64 wgmmas
+  CHECK_FALSE(parse_cudnn_fprop_kernel(""));
+}
+
 }  // namespace
 }  // namespace systole
