@@ -72,7 +72,7 @@ constexpr Candidate kHopper[] = {
 // <M>x<N>x<K>_warpgroupsize<A>x<B>x1` (M along the output pixels, N along the output channels,
 // A x B consumer warpgroups), every one that its autotuner (cudnn.benchmark) picked for the
 // 3x3 and strided layers of tests/validation/gpu/data (*_run1.csv, *_networks_run1.csv,
-// *_heldout_run1.csv, 43 layers): 64x64x64, 64x128x64, 128x64x64, 128x128x64, 128x128x32,
+// *_heldout_run1.csv: 43 kernel rows): 64x64x64, 64x128x64, 128x64x64, 128x128x64, 128x128x32,
 // 256x64x32, 64x192x32 with one consumer warpgroup, 256x96x32 and 256x96x64 with two. The
 // k-tile is 32 or 64 deep (64 or 128 bytes of each row), not CUTLASS's 128 bytes only.
 constexpr Candidate kHopperFprop[] = {
