@@ -285,18 +285,17 @@ void Compiler::conv_layer(size_t i, const Layer& l) {
   o.conv_image_bytes = static_cast<std::int64_t>(u(s.n * s.h * s.w * c) * e);
   // A k-tile that cannot span two taps (gpu_implicit_gemm_k): K runs over taps of cb channels,
   // the last k-tile of each tap partly masked. The kernel is mapped once with that cost, then
-  // lowered with its padded K and that tile fixed.
+  // lowered with its padded K and that tile fixed (re-mapped without the cost, a 64-deep
+  // k-tile would win ties it loses with it).
   std::int64_t cb = c;
   if (o.conv_taps > 1) {
     const GpuGemmMapping first = map_gpu_gemm(dev_, g, o);
     const std::int64_t k_eff = gpu_implicit_gemm_k(o, g.k, first.tile.bk);
-    if (k_eff != g.k) {
-      cb = k_eff / o.conv_taps;
-      g.k = k_eff;
-      o.tile_m = first.tile.bm, o.tile_n = first.tile.bn, o.tile_k = first.tile.bk;
-      o.warps_m = first.tile.warps_m, o.warps_n = first.tile.warps_n;
-      o.stages = first.tile.stages;
-    }
+    cb = k_eff / o.conv_taps;
+    g.k = k_eff;
+    o.tile_m = first.tile.bm, o.tile_n = first.tile.bn, o.tile_k = first.tile.bk;
+    o.warps_m = first.tile.warps_m, o.warps_n = first.tile.warps_n;
+    o.stages = first.tile.stages;
     o.conv_taps = 0;  // K is now the padded one
   }
   models::GemmAddressing a =

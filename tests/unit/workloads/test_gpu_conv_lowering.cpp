@@ -246,4 +246,7 @@ TEST_CASE("GPU implicit-GEMM HBM estimate counts the image, not im2col", "[gpu_l
   const double im2col = 100352.0 * 864 * 2;
   CHECK(static_cast<double>(g.gemm.hbm_bytes) < im2col / 3);
   CHECK(g.gemm.hbm_bytes >= u(32 * 56 * 56 * 96 * 2 + 100352 * 128 * 2));  // image + output
+  // Whatever k-tile it runs, its K pays for the taps (C = 96: a 64-deep k-tile pads each tap).
+  const std::int64_t bk = g.gemm.tile.bk;
+  CHECK(g.gemm.k == 9 * ((96 + bk - 1) / bk * bk));
 }
