@@ -74,6 +74,8 @@ class Compiler {
   Tensor input_of(size_t i, std::uint64_t bytes);
   void gemm_layer(size_t i, const Layer& l);
   void conv_layer(size_t i, const Layer& l);
+  /// A convolution's mapping options: its kernel family and tap structure (C: padded channels).
+  GpuMappingOptions implicit_gemm_options(const ConvShape& s, std::int64_t c) const;
   void attention_layer(size_t i, const Layer& l);
   /// One FlashAttention kernel reading Q, K, V at q, k, v.
   void flash_kernel(size_t i, const Layer& l, std::uint64_t q, std::uint64_t k, std::uint64_t v);
@@ -223,6 +225,23 @@ void Compiler::gemm_layer(size_t i, const Layer& l) {
   outputs_[i] = c;
 }
 
+GpuMappingOptions Compiler::implicit_gemm_options(const ConvShape& s, std::int64_t c) const {
+  // The kernels cuDNN ran (tests/validation/gpu/data/*_networks_run1.csv, `kernels`: ResNet-50's
+  // 116 convolution layers at batch 1 and 8 on the H100 and H200, picked by
+  // torch.backends.cudnn.benchmark, which times cuDNN's alternatives and keeps the fastest,
+  // measure/networks.py) include no split-K reduction for any layer. A filter wider than 1x1 or
+  // a stride makes the GEMM implicit: every such layer ran an implicit-GEMM fprop kernel
+  // (`sm90_xmma_fprop_implicit_gemm_..._tilesize64x64x64_warpgroupsize1x1x1`,
+  // `sm80_xmma_fprop_implicit_gemm_..._tilesize64x32x64_stage5`, `cutlass_tensorop_bf16_
+  // s16816fprop_optimized_bf16_64x64_64x5`), never cuBLAS's swapped-operand skinny tiles, which
+  // 1x1 stride-1 convolutions (plain GEMMs over NHWC) did run (`nvjet_sm90_tst_64x8_64x16`).
+  GpuMappingOptions o = opt_;
+  o.split_k = false;
+  o.implicit_gemm = s.r * s.s > 1 || s.stride > 1;
+  if (o.implicit_gemm) o.conv_taps = s.r * s.s, o.conv_channels = c;
+  return o;
+}
+
 void Compiler::conv_layer(size_t i, const Layer& l) {
   const ConvShape& s = l.conv;
   const std::uint64_t e = dtype_bytes(l.dtype);
@@ -262,31 +281,37 @@ void Compiler::conv_layer(size_t i, const Layer& l) {
   g.m = m;
   g.n = s.k;
   g.k = k_pad;
+  GpuMappingOptions o = implicit_gemm_options(s, c);
+  o.conv_image_bytes = static_cast<std::int64_t>(u(s.n * s.h * s.w * c) * e);
+  // A k-tile that cannot span two taps (gpu_implicit_gemm_k): K runs over taps of cb channels,
+  // the last k-tile of each tap partly masked. The kernel is mapped once with that cost, then
+  // lowered with its padded K and that tile fixed (re-mapped without the cost, a 64-deep
+  // k-tile would win ties it loses with it).
+  std::int64_t cb = c;
+  if (o.conv_taps > 1) {
+    const GpuGemmMapping first = map_gpu_gemm(dev_, g, o);
+    const std::int64_t k_eff = gpu_implicit_gemm_k(o, g.k, first.tile.bk);
+    cb = k_eff / o.conv_taps;
+    g.k = k_eff;
+    o.tile_m = first.tile.bm, o.tile_n = first.tile.bn, o.tile_k = first.tile.bk;
+    o.warps_m = first.tile.warps_m, o.warps_n = first.tile.warps_n;
+    o.stages = first.tile.stages;
+    o.conv_taps = 0;  // K is now the padded one
+  }
   models::GemmAddressing a =
-      dense(src.addr, heap_.alloc(u(s.k * k_pad) * e), out.addr, k_pad, s.k, e, e);
+      dense(src.addr, heap_.alloc(u(s.k * g.k) * e), out.addr, g.k, s.k, e, e);
   // Implicit GEMM over the NHWC image: output pixel m reads its window; along a row of output
   // pixels the window moves by stride x C elements, and column kk = (r, s, c) of A is tap
   // (r, s)'s channel c. (A k-tile wider than one tap's C is read as one run from its first
   // tap: for C = 8 and S = 7 its last tap is the row's next pixel rather than the next filter
-  // row's first, the same bytes and nearly the same lines.)
+  // row's first, the same bytes and nearly the same lines. The masked channels c..cb-1 of a
+  // padded tap are read as the next pixel's first ones: bytes the GPU predicates off.)
   a.a_row = u(s.stride * c) * e;
   const std::int64_t w = s.w, S = s.s, dil = s.dilation;
   a.a_k = [=](std::int64_t k) {
-    const std::int64_t tap = k / c, ch = k % c;
+    const std::int64_t tap = k / cb, ch = k % cb;
     return (u((tap / S) * dil * w + (tap % S) * dil) * u(c) + u(ch)) * e;
   };
-  // The kernels cuDNN ran (tests/validation/gpu/data/*_networks_run1.csv, `kernels`: ResNet-50's
-  // 116 convolution layers at batch 1 and 8 on the H100 and H200, picked by
-  // torch.backends.cudnn.benchmark, which times cuDNN's alternatives and keeps the fastest,
-  // measure/networks.py) include no split-K reduction for any layer. A filter wider than 1x1 or
-  // a stride makes the GEMM implicit: every such layer ran an implicit-GEMM fprop kernel
-  // (`sm90_xmma_fprop_implicit_gemm_..._tilesize64x64x64_warpgroupsize1x1x1`,
-  // `sm80_xmma_fprop_implicit_gemm_..._tilesize64x32x64_stage5`, `cutlass_tensorop_bf16_
-  // s16816fprop_optimized_bf16_64x64_64x5`), never cuBLAS's swapped-operand skinny tiles, which
-  // 1x1 stride-1 convolutions (plain GEMMs over NHWC) did run (`nvjet_sm90_tst_64x8_64x16`).
-  GpuMappingOptions o = opt_;
-  o.split_k = false;
-  o.implicit_gemm = s.r * s.s > 1 || s.stride > 1;
   const size_t at = gemm_kernel(i, l.name, g, std::move(a), 1, 1, &o);
   // Useful work only: the padded channels' products are zeros.
   p_.kernels[at].flops = 2 * u(m) * u(s.k) * u(kk);

@@ -67,6 +67,19 @@ constexpr Candidate kHopper[] = {
     {64, 64, 1, 1, 128, true},
     {64, 128, 1, 1, 128, true}};
 
+// Hopper convolutions that are not plain GEMMs (a filter wider than 1x1 or a stride): the tiles
+// of cuDNN 9.19's implicit-GEMM fprop kernels, `sm90_xmma_fprop_implicit_gemm_..._tilesize
+// <M>x<N>x<K>_warpgroupsize<A>x<B>x1` (M along the output pixels, N along the output channels,
+// A x B consumer warpgroups), every one that its autotuner (cudnn.benchmark) picked for the
+// 3x3 and strided layers of tests/validation/gpu/data (*_run1.csv, *_networks_run1.csv,
+// *_heldout_run1.csv: 43 kernel rows): 64x64x64, 64x128x64, 128x64x64, 128x128x64, 128x128x32,
+// 256x64x32, 64x192x32 with one consumer warpgroup, 256x96x32 and 256x96x64 with two. The
+// k-tile is 32 or 64 deep (64 or 128 bytes of each row), not CUTLASS's 128 bytes only.
+constexpr Candidate kHopperFprop[] = {
+    {64, 64, 1, 1, 128},   {64, 128, 1, 1, 128}, {128, 64, 1, 1, 128},
+    {128, 128, 1, 1, 128}, {128, 128, 1, 1, 64}, {256, 64, 1, 1, 64},
+    {64, 192, 1, 1, 64},   {256, 96, 2, 1, 64},  {256, 96, 2, 1, 128}};
+
 /// Ampere multistage kernels of CUTLASS use 3 to 5 stages for these tiles (generator.py above).
 constexpr std::int64_t kAmpereMinStages = 3, kAmpereMaxStages = 5;
 
@@ -117,11 +130,12 @@ std::vector<Shape> shapes(const models::GpuDeviceConfig& d, TcType type, std::in
   std::vector<Shape> out;
   std::vector<Candidate> list(hopper ? std::begin(kHopper) : std::begin(kAmpere),
                               hopper ? std::end(kHopper) : std::end(kAmpere));
+  if (hopper && o.implicit_gemm) list.assign(std::begin(kHopperFprop), std::end(kHopperFprop));
   // A CTA named in full (tile and warp grid: a vendor kernel) runs even when it is not built in.
   if (o.tile_m > 0 && o.tile_n > 0 && o.warps_m > 0 && o.warps_n > 0) {
     const bool known = std::any_of(list.begin(), list.end(), [&](const Candidate& c) {
       return c.bm == o.tile_m && c.bn == o.tile_n && c.warps_m == o.warps_m &&
-             c.warps_n == o.warps_n;
+             c.warps_n == o.warps_n && !(o.implicit_gemm && c.swap_ab);
     });
     if (!known)
       list.push_back(
@@ -135,7 +149,7 @@ std::vector<Shape> shapes(const models::GpuDeviceConfig& d, TcType type, std::in
     GemmCtaTile t;
     t.bm = c->bm;
     t.bn = c->bn;
-    t.bk = c->k_bytes / e;
+    t.bk = o.tile_k > 0 ? o.tile_k : c->k_bytes / e;
     t.warps_m = c->warps_m;
     t.warps_n = c->warps_n;
     t.in_type = type;
@@ -189,6 +203,7 @@ struct Problem {
   double rate = 0;                ///< tensor FMA per SM per clock
   double latency = 0;             ///< cycles from a copy's issue to its data (L2 miss, average)
   double l2_cap = 0;              ///< bytes of L2 one datum may occupy (one partition's share)
+  double a_bytes = 0;             ///< distinct bytes of A (M x K, or an implicit GEMM's image)
   double launch = 0;              ///< launch overhead in cycles
   double port_bandwidth = 0;      ///< bytes per clock of one SM's L2 port
   double gap = 0;                 ///< gap between kernels of one stream, in cycles
@@ -201,7 +216,7 @@ struct Problem {
 /// the other operand once per group unless all of it stays too.
 double hbm_ab_bytes(const Problem& p, const Shape& s, std::int64_t workers, bool along_n,
                     std::int64_t g) {
-  const double A = static_cast<double>(p.M) * static_cast<double>(p.K * p.e);
+  const double A = p.a_bytes;
   const double B = static_cast<double>(p.N) * static_cast<double>(p.K * p.e);
   if (A + B <= p.l2_cap) return A + B;
   const std::int64_t rows = along_n ? ceil_div(p.N, s.tile.bn) : ceil_div(p.M, s.tile.bm);
@@ -436,6 +451,12 @@ std::string describe(const GpuGemmMapping& m, const Choice& c, const Problem& p,
 
 }  // namespace
 
+std::int64_t gpu_implicit_gemm_k(const GpuMappingOptions& o, std::int64_t k, std::int64_t bk) {
+  const std::int64_t c = o.conv_channels;
+  if (o.conv_taps < 2 || bk < 1 || c < bk || c % bk == 0) return k;
+  return o.conv_taps * ceil_div(c, bk) * bk;
+}
+
 const char* gpu_decomposition_name(GpuDecomposition d) {
   switch (d) {
     case GpuDecomposition::kDataParallel:
@@ -512,9 +533,17 @@ GpuGemmMapping map_gpu_gemm(const models::GpuDeviceConfig& d, const Layer& layer
         layer.origin.str(), layer.name, o.cluster_m));
   Choice best, runner_up;
   std::int64_t count = 0;
+  std::vector<Problem> per_shape;  // each shape's K (an implicit GEMM's tap-aligned k-tiles)
+  per_shape.reserve(all.size());
   for (const Shape& s : all) {
+    per_shape.push_back(p);
+    Problem& q = per_shape.back();
+    q.K = gpu_implicit_gemm_k(o, p.K, s.tile.bk);
+    q.a_bytes = static_cast<double>(q.M) * static_cast<double>(q.K * q.e);
+    if (o.conv_image_bytes > 0)
+      q.a_bytes = std::min(q.a_bytes, static_cast<double>(o.conv_image_bytes));
     Choice local;
-    search(d, p, o, s, local, count);
+    search(d, per_shape.back(), o, s, local, count);
     if (better(local, best)) {
       if (best.shape) runner_up = best;
       best = local;

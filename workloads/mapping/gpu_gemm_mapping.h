@@ -27,6 +27,7 @@ struct GpuMappingOptions {
   std::int64_t split_k_slices = 0;
   std::int64_t tile_m = 0;     ///< > 0: only CTA tiles of this many rows
   std::int64_t tile_n = 0;     ///< > 0: only CTA tiles of this many columns
+  std::int64_t tile_k = 0;     ///< > 0: k-tiles of this many elements (a named kernel's BK)
   std::int64_t cluster_m = 0;  ///< > 0: thread-block clusters of this many CTAs along M
   std::int64_t stages = 0;     ///< > 0: only this many pipeline stages
   /// > 0 (both): only warp (mma.sync) or consumer-warpgroup (wgmma) grids of warps_m x warps_n;
@@ -44,7 +45,20 @@ struct GpuMappingOptions {
   /// swapped-operand skinny tiles nor a split-K reduction (set by the lowering, not a config
   /// key; the lowering also turns split_k off for every convolution).
   bool implicit_gemm = false;
+  /// An implicit-GEMM convolution's filter taps (R x S) and input channels per tap (set by the
+  /// lowering; 0: not a convolution). CUTLASS's analytic and optimized fprop iterators walk K
+  /// tap by tap in k-tiles of C, so a k-tile never spans two taps and K costs
+  /// taps x ceil(C / bk) x bk (NVIDIA/cutlass include/cutlass/conv/conv2d_problem_size.h,
+  /// implicit_gemm_k_iterations); with C below bk the few-channels iterator packs taps (K as is).
+  std::int64_t conv_taps = 0;
+  std::int64_t conv_channels = 0;
+  /// > 0: the bytes of an implicit-GEMM convolution's input image, the A operand's distinct
+  /// bytes (its taps re-read them: im2col's M x K elements are up to R x S times as many).
+  std::int64_t conv_image_bytes = 0;
 };
+
+/// K as an implicit-GEMM convolution's k-tiles of `bk` cover it (see conv_taps above).
+std::int64_t gpu_implicit_gemm_k(const GpuMappingOptions& options, std::int64_t k, std::int64_t bk);
 
 enum class GpuDecomposition { kDataParallel, kSplitK, kStreamK };
 const char* gpu_decomposition_name(GpuDecomposition d);

@@ -30,6 +30,10 @@ const config::SchemaOf<workloads::GpuMappingOptions>& gpu_mapping_schema() {
         .integer("tile_m", &O::tile_m, 0, 0, 512, "only CTA tiles of this many rows (0: any)", "")
         .integer("tile_n", &O::tile_n, 0, 0, 512, "only CTA tiles of this many columns (0: any)",
                  "")
+        .integer("tile_k", &O::tile_k, 0, 0, 256,
+                 "k-tiles of this many elements, a multiple of the tensor instruction's K (0: the "
+                 "candidate's 128 bytes of each row on Hopper, 64 or 128 on Ampere)",
+                 "")
         .integer("cluster_m", &O::cluster_m, 0, 0, 16,
                  "Hopper: CTAs per thread-block cluster along M, which must divide the grid's "
                  "tile rows (0: the mapper chooses, 2 when the grid has two rows or more)",

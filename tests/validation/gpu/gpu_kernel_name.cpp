@@ -55,7 +55,26 @@ std::optional<CublasKernel> parse_cublas_kernel(const std::string& kernels) {
 }
 
 std::string DeviceKernel::text() const {
+  if (tile_k > 0) return fmt::format("{}x{}x{} wg{}x{}", tile_m, tile_n, tile_k, warps_m, warps_n);
   return fmt::format("{}x{}/{} wg{}x{}", tile_m, tile_n, stages, warps_m, warps_n);
+}
+
+std::optional<DeviceKernel> parse_cudnn_fprop_kernel(const std::string& kernels) {
+  for (std::string k : split(kernels, '|')) {
+    k.erase(0, k.find_first_not_of(' '));
+    if (k.rfind("sm90_xmma_fprop_implicit_gemm_", 0) != 0) continue;
+    const auto t = k.find("_tilesize"), w = k.find("_warpgroupsize");
+    if (t == std::string::npos || w == std::string::npos) return std::nullopt;
+    long m = 0, n = 0, kk = 0, a = 0, b = 0;
+    if (std::sscanf(k.c_str() + t, "_tilesize%ldx%ldx%ld", &m, &n, &kk) != 3 ||
+        std::sscanf(k.c_str() + w, "_warpgroupsize%ldx%ldx", &a, &b) != 2)
+      return std::nullopt;
+    DeviceKernel d;
+    d.tile_m = m, d.tile_n = n, d.tile_k = kk, d.warps_m = a, d.warps_n = b;
+    if (m <= 0 || n <= 0 || kk <= 0 || !valid(m, n, a, b)) return std::nullopt;
+    return d;
+  }
+  return std::nullopt;
 }
 
 std::optional<DeviceKernel> device_kernel(const CublasKernel& k) {

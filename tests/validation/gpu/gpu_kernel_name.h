@@ -44,8 +44,19 @@ std::optional<CublasKernel> parse_cublas_kernel(const std::string& kernels);
 /// when no placement is valid.
 struct DeviceKernel {
   std::int64_t tile_m = 0, tile_n = 0, warps_m = 0, warps_n = 0, stages = 0;
-  std::string text() const;  ///< "128x320/3 wg1x2"
+  std::int64_t tile_k = 0;   ///< 0: the candidate's (cuBLAS's names all have BK 64)
+  std::string text() const;  ///< "128x320/3 wg1x2", "128x128x32 wg1x1" (stages 0: any)
 };
 std::optional<DeviceKernel> device_kernel(const CublasKernel& k);
+
+/// cuDNN's Hopper implicit-GEMM convolution kernels (data/*_heldout_run1.csv, *_networks_run1.csv):
+///   sm90_xmma_fprop_implicit_gemm_<types>_nhwckrsc_nhwc_tilesize<M>x<N>x<K>_
+///   warpgroupsize<A>x<B>x1_g1_execute_segment_k_off_kernel__5x_cudnn
+/// M runs along the output pixels (N x P x Q), N along the output channels, K is the k-tile
+/// depth; A x B consumer warpgroups along M and N (the grids in data/h100_heldout_kernels_run1.csv
+/// fit this orientation: 256x96 over 12544 pixels and 64 channels is 49 tiles, grid 10x5). The
+/// stages are not in the name (left to the device: StageCountAuto). nullopt when the cell names
+/// no such kernel.
+std::optional<DeviceKernel> parse_cudnn_fprop_kernel(const std::string& kernels);
 
 }  // namespace systole::test::gpu

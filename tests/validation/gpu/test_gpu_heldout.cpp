@@ -202,5 +202,103 @@ TEST_CASE("GPU held-out GEMMs with cuBLAS's kernel", "[.][cublas_kernel][validat
   }
 }
 
+// Diagnostic (hidden, not a check of the bound): the convolutions that cuDNN ran as Hopper
+// implicit-GEMM kernels, again with that kernel's tile, k-tile depth and consumer warpgroups
+// (its sm90_xmma_fprop name decoded by gpu_kernel_name.h), so a row's error splits into the
+// tile choice and the device's timing of that tile.
+TEST_CASE("GPU held-out convolutions with cuDNN's kernel", "[.][cudnn_kernel][validation][gpu]") {
+  for (const std::string gpu : {"h100", "h200"}) {
+    std::map<std::string, double> graph;
+    std::map<std::string, int> n;
+    std::map<std::string, test::gpu::DeviceKernel> kernel;
+    for (const auto& r : test::gpu::load_heldout_rows(gpu + "_heldout_run1")) {
+      if (r.kind != "conv") continue;
+      graph[r.shape] += r.graph_seconds;
+      ++n[r.shape];
+      const auto d = test::gpu::parse_cudnn_fprop_kernel(r.kernels);
+      if (d && !kernel.count(r.shape)) kernel[r.shape] = *d;
+    }
+    REQUIRE(!kernel.empty());
+    std::map<std::string, std::string> list;  // yaml key -> values
+    auto add = [&](const std::string& key, auto v) {
+      list[key] += (list[key].empty() ? "" : ", ") + std::to_string(v);
+    };
+    for (const auto& [shape, d] : kernel) {
+      long nb = 0, c = 0, k = 0, hw = 0, r = 0, st = 0;
+      REQUIRE(std::sscanf(shape.c_str(), "n%ld_c%ld_k%ld_hw%ld_r%ld_s%ld", &nb, &c, &k, &hw, &r,
+                          &st) == 6);
+      add("workload.params.n", nb), add("workload.params.c", c), add("workload.params.k", k);
+      add("workload.params.hw", hw), add("workload.params.r", r), add("workload.params.st", st);
+      add("system.mapping.tile_m", d.tile_m), add("system.mapping.tile_n", d.tile_n);
+      add("system.mapping.tile_k", d.tile_k), add("system.mapping.warps_m", d.warps_m);
+      add("system.mapping.warps_n", d.warps_n);
+    }
+    test::TempDir dir;
+    std::ofstream f(dir.file("kernels.yaml"));
+    f << "name: heldout-cudnn-kernels\nbase: " << test::source_dir() << "/configs/presets/"
+      << (gpu == "h100" ? "h100_sxm5" : "h200_sxm") << ".yaml\nworkload:\n  name: conv\n"
+      << "  params: {n: 16, c: 512, k: 128, hw: 7, r: 3, st: 1}\n  layers:\n    - {name: conv, "
+      << "op: conv2d, n: n, h: hw, w: hw, c: c, k: k, r: r, s: r, stride: st, pad: '(r - 1) / "
+      << "2'}\nsweep:\n  zip:\n";
+    const char* sep = "    - ";
+    for (const auto& [key, values] : list)
+      f << sep << key << ": [" << values << "]\n", sep = "      ";
+    f.close();
+    const auto run = test::simrun("kernels.yaml -o out.h5 -q -j 2", dir);
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    std::cout << "\nHeld-out convolutions with cuDNN's kernel, " << gpu
+              << "\n| shape | cuDNN tile | device ran | measured us | simulated us | error |\n"
+                 "|---|---|---|---|---|---|\n";
+    double sum = 0;
+    int count = 0;
+    for (const auto& p : stats::read_points(dir.file("out.h5"))) {
+      REQUIRE(p.ok());
+      test::gpu::SimulatedPoint sp;
+      sp.assignments = {p.assignments.begin(), p.assignments.end()};
+      const std::string shape = shape_of("conv", sp);
+      double sim = 0;
+      for (std::size_t i = 0; i < p.layers.rows().size(); ++i)
+        sim += p.layers.get_number(i, "time");
+      const double meas = graph.at(shape) / n.at(shape);
+      const double err = meas / sim - 1;
+      sum += std::abs(err);
+      ++count;
+      std::cout << fmt::format("| {} | {} | {} | {:.2f} | {:.2f} | {:+.1f}% |\n", shape,
+                               kernel.at(shape).text(), p.layers.get_string(0, "tile"), 1e6 * meas,
+                               1e6 * sim, 100 * err);
+    }
+    std::cout << fmt::format("{}: mean |error| {:.1f}% over {} convolutions with cuDNN's kernel\n",
+                             gpu, 100 * sum / count, count);
+  }
+}
+
+TEST_CASE("cuDNN's implicit-GEMM kernel names decode into the device's CTA configuration",
+          "[validation][gpu]") {
+  using test::gpu::parse_cudnn_fprop_kernel;
+  const auto a = parse_cudnn_fprop_kernel(
+      "Memset (Device) | sm90_xmma_fprop_implicit_gemm_f16f16_f16f32_f32_nhwckrsc_nhwc_"
+      "tilesize128x128x32_warpgroupsize1x1x1_g1_execute_segment_k_off_kernel__5x_cudnn");
+  REQUIRE(a);
+  CHECK(a->text() == "128x128x32 wg1x1");
+  const auto b = parse_cudnn_fprop_kernel(
+      "sm90_xmma_fprop_implicit_gemm_f16f16_f16f32_f32_nhwckrsc_nhwc_tilesize256x96x32_"
+      "warpgroupsize2x1x1_g1_execute_segment_k_off_kernel__5x_cudnn");
+  REQUIRE(b);
+  CHECK(b->tile_m == 256);
+  CHECK(b->tile_n == 96);
+  CHECK(b->tile_k == 32);
+  CHECK(b->warps_m == 2);
+  CHECK(b->warps_n == 1);
+  CHECK_FALSE(parse_cudnn_fprop_kernel("nvjet_sm90_hsh_192x192_64x4_1x2_h_bz_coopB_TNN"));
+  CHECK_FALSE(parse_cudnn_fprop_kernel(
+      "void cutlass__5x_cudnn::Kernel<cutlass_tensorop_f16_s16816fprop_optimized_f16_64x128_32x6_"
+      "nhwc_align8>"));
+  CHECK_FALSE(parse_cudnn_fprop_kernel(
+      "sm90_xmma_fprop_implicit_gemm_f16f16_f16f32_f32_nhwckrsc_nhwc_tilesize96x64x32_"
+      "warpgroupsize1x1x1_g1"));  // 96 rows are no whole m64 wgmmas
+  CHECK_FALSE(parse_cudnn_fprop_kernel(""));
+}
+
 }  // namespace
 }  // namespace systole
