@@ -24,6 +24,11 @@ struct HbmTiming::Transfer {
   std::uint64_t outstanding = 0;  // requests issued, not complete
   std::uint64_t bursts_made = 0, bursts_issued = 0, bursts_floor = 0;
   Cycle last_data_end = 0;
+  // Its term of the completion bound (rekey): the entry with this stamp in bound_fixed_ (its
+  // last burst issued) or in bound_pending_ (`spread`, see next_completion_bound).
+  std::uint32_t stamp = 0;  // kept across the slot's reuse, so old entries stay stale
+  bool fixed = false;
+  Cycle spread = -1;
 };
 
 struct HbmTiming::Port {
@@ -50,6 +55,10 @@ HbmTiming::HbmTiming(const HbmConfig& cfg) : cfg_(cfg), map_(cfg) {
   while ((1u << atom_shift_) < map_.atom_bytes()) ++atom_shift_;
   atom_mask_ = (std::uint64_t{1} << atom_shift_) - 1;
   peak_per_cycle_ = cfg.organisation_peak() * tck_ps_ * 1e-12;
+  const HbmTimingParams& tp = ctl_[0]->device().timing();
+  bound_bl_ = tp.bl;
+  bound_gap_[0] = tp.cl + tp.bl;
+  bound_gap_[1] = tp.cwl + tp.bl;
 }
 
 HbmTiming::~HbmTiming() = default;
@@ -109,7 +118,9 @@ void HbmTiming::start_transfer(std::uint32_t port, const DmaDescriptor& d, bool 
     free_xfer_ = xfers_[slot].next_free;
   }
   Transfer& x = xfers_[slot];
+  const std::uint32_t stamp = x.stamp;
   x = Transfer{};
+  x.stamp = stamp + 1;
   x.desc = d;
   x.is_gather = !gather.empty();
   x.gather = std::move(gather);
@@ -123,6 +134,7 @@ void HbmTiming::start_transfer(std::uint32_t port, const DmaDescriptor& d, bool 
   if (d.bytes() == 0) {
     finish(slot, now_);
   } else {
+    rekey(slot);
     ports_[port].issuing.push_back(slot);
     try_issue(port, now_);
   }
@@ -134,6 +146,7 @@ void HbmTiming::finish(std::uint32_t slot, Cycle t) {
   --active_;
   active_writes_ -= x.write;
   x.live = false;
+  ++x.stamp;  // its bound entry is stale
   x.gather = {};
   x.next_free = free_xfer_;
   free_xfer_ = slot;
@@ -190,6 +203,7 @@ bool HbmTiming::generate(Port& p, HbmRequestIn& out, std::uint32_t& channel) {
   out = {a.pc, a.bg, a.bank, a.row, a.col, bursts, tag, x.write};
   channel = a.channel;
   x.bursts_made += bursts;
+  rekey(tag);
   return true;
 }
 
@@ -222,6 +236,7 @@ void HbmTiming::on_burst(std::uint32_t tag, Cycle data_end) {
   Transfer& x = xfers_[tag];
   ++x.bursts_issued;
   x.last_data_end = std::max(x.last_data_end, data_end);
+  rekey(tag);
 }
 
 void HbmTiming::on_request_done(std::uint32_t tag, Cycle t) {
@@ -388,7 +403,50 @@ std::vector<HbmCompletion> HbmTiming::take_completed() {
   return out;
 }
 
+void HbmTiming::rekey(std::uint32_t slot) {
+  Transfer& x = xfers_[slot];
+  if (x.fixed) return;  // its last burst issued: nothing changes it any more
+  const std::uint64_t made = x.generated ? x.bursts_made : std::max(x.bursts_made, x.bursts_floor);
+  const std::uint64_t left = made - std::min(made, x.bursts_issued);
+  const auto fresh = [this](std::uint32_t s, std::uint32_t stamp) {
+    return xfers_[s].stamp == stamp;
+  };
+  if (left == 0 && x.generated) {
+    x.fixed = true;
+    bound_fixed_.push(x.last_data_end + ports_[x.port].latency, slot, ++x.stamp);
+    bound_fixed_.compact(active_, fresh);
+    return;
+  }
+  // spread = (max(left, 1) - 1) x tBL / pseudo-channels, as the scan computes it; it changes
+  // once in pseudo-channels / tBL bursts, so mostly the two products below decide.
+  const std::uint64_t work =
+      (std::max<std::uint64_t>(left, 1) - 1) * static_cast<std::uint64_t>(bound_bl_);
+  const auto sp = static_cast<std::uint64_t>(x.spread);
+  if (x.spread >= 0 && work >= sp * total_pcs_ && work < (sp + 1) * total_pcs_) return;
+  x.spread = static_cast<Cycle>(work / total_pcs_);
+  bound_pending_.push(x.spread + bound_gap_[x.write] + ports_[x.port].latency, slot, ++x.stamp);
+  bound_pending_.compact(active_, fresh);
+}
+
 Cycle HbmTiming::next_completion_bound() const {
+  // The scan's terms (completion_bound_by_scan) kept per transfer: a transfer whose last burst
+  // issued gives max(its last data end + latency, now + 1), a fixed key; any other gives
+  // max(last data end, now + 1 + spread + tCL or tCWL + tBL) + latency, and its last data end
+  // is at most now + tCL or tCWL + tBL (a burst issued by now, the kind's latency after), so
+  // the second term is the larger: now + 1 + a key that changes only with its bursts.
+  if (active_ == 0) return kNever;
+  const auto fresh = [this](std::uint32_t s, std::uint32_t stamp) {
+    return xfers_[s].stamp == stamp;
+  };
+  Cycle best = kNever;
+  const Cycle fixed = bound_fixed_.top(fresh);
+  if (fixed < kNever) best = std::max(fixed, now_ + 1);
+  const Cycle pending = bound_pending_.top(fresh);
+  if (pending < kNever) best = std::min(best, now_ + 1 + pending);
+  return best;
+}
+
+Cycle HbmTiming::completion_bound_by_scan() const {
   if (active_ == 0) return kNever;
   const HbmTimingParams& tp = ctl_[0]->device().timing();
   Cycle best = kNever;

@@ -20,6 +20,7 @@
 #include "models/dma/dma_descriptor.h"
 #include "models/hbm/hbm_address_map.h"
 #include "models/hbm/hbm_controller.h"
+#include "models/hbm/hbm_stamp_heap.h"
 
 namespace systole::models {
 
@@ -63,6 +64,9 @@ class HbmTiming : public HbmControllerClient {
   /// A cycle no active transfer can complete before (exact once all its bursts are issued);
   /// kNever when none is active.
   Cycle next_completion_bound() const;
+  /// The same bound by a scan over every transfer (the reference next_completion_bound is
+  /// tested against).
+  Cycle completion_bound_by_scan() const;
 
   const HbmConfig& config() const { return cfg_; }
   const HbmAddressMap& address_map() const { return map_; }
@@ -90,6 +94,9 @@ class HbmTiming : public HbmControllerClient {
   void start_transfer(std::uint32_t port, const DmaDescriptor& d, bool write,
                       std::vector<std::uint64_t> gather);
   void finish(std::uint32_t slot, Cycle t);
+  /// Brings transfer `slot`'s entry of the completion bound up to date (after it started,
+  /// generated a request or issued a burst).
+  void rekey(std::uint32_t slot);
   /// Request of transfer `tag` is back at `t`: frees its slot, completes the transfer when it
   /// was the last, lets the port issue more.
   void release(std::uint32_t tag, Cycle t);
@@ -170,6 +177,11 @@ class HbmTiming : public HbmControllerClient {
   Cycle window_ = 1;       // no command issued in a window completes within it
   Cycle read_window_ = 1;  // the same while no write transfer is active
   std::uint64_t active_writes_ = 0;
+  // The completion bound's terms (rekey): last data end + latency of the transfers whose last
+  // burst issued; spread + tCL or tCWL + tBL + latency of the others (mutable: a read drops
+  // the stale entries on top).
+  mutable HbmStampHeap bound_fixed_, bound_pending_;
+  Cycle bound_bl_ = 0, bound_gap_[2] = {0, 0};
   Cycle now_ = 0;
   TransferId next_id_ = 1;
   std::uint64_t active_ = 0, requests_ = 0;
