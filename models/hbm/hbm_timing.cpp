@@ -29,6 +29,7 @@ struct HbmTiming::Transfer {
   std::uint32_t stamp = 0;  // kept across the slot's reuse, so old entries stay stale
   bool fixed = false;
   Cycle spread = -1;
+  std::uint64_t rekey_issued = 0;  // its key changes when bursts_issued reaches this
 };
 
 struct HbmTiming::Port {
@@ -203,7 +204,8 @@ bool HbmTiming::generate(Port& p, HbmRequestIn& out, std::uint32_t& channel) {
   out = {a.pc, a.bg, a.bank, a.row, a.col, bursts, tag, x.write};
   channel = a.channel;
   x.bursts_made += bursts;
-  rekey(tag);
+  // (Before the last request is made, `left` counts at least the transfer's whole bursts.)
+  if (x.generated || x.bursts_made > x.bursts_floor) rekey(tag);
   return true;
 }
 
@@ -236,7 +238,7 @@ void HbmTiming::on_burst(std::uint32_t tag, Cycle data_end) {
   Transfer& x = xfers_[tag];
   ++x.bursts_issued;
   x.last_data_end = std::max(x.last_data_end, data_end);
-  rekey(tag);
+  if (x.bursts_issued >= x.rekey_issued) rekey(tag);
 }
 
 void HbmTiming::on_request_done(std::uint32_t tag, Cycle t) {
@@ -417,15 +419,23 @@ void HbmTiming::rekey(std::uint32_t slot) {
     bound_fixed_.compact(active_, fresh);
     return;
   }
-  // spread = (max(left, 1) - 1) x tBL / pseudo-channels, as the scan computes it; it changes
-  // once in pseudo-channels / tBL bursts, so mostly the two products below decide.
-  const std::uint64_t work =
-      (std::max<std::uint64_t>(left, 1) - 1) * static_cast<std::uint64_t>(bound_bl_);
-  const auto sp = static_cast<std::uint64_t>(x.spread);
-  if (x.spread >= 0 && work >= sp * total_pcs_ && work < (sp + 1) * total_pcs_) return;
-  x.spread = static_cast<Cycle>(work / total_pcs_);
-  bound_pending_.push(x.spread + bound_gap_[x.write] + ports_[x.port].latency, slot, ++x.stamp);
-  bound_pending_.compact(active_, fresh);
+  // spread = (max(left, 1) - 1) x tBL / pseudo-channels, as the scan computes it.
+  const std::uint64_t bl = static_cast<std::uint64_t>(bound_bl_);
+  const std::uint64_t spread = (std::max<std::uint64_t>(left, 1) - 1) * bl / total_pcs_;
+  if (static_cast<Cycle>(spread) != x.spread) {
+    x.spread = static_cast<Cycle>(spread);
+    bound_pending_.push(x.spread + bound_gap_[x.write] + ports_[x.port].latency, slot, ++x.stamp);
+    bound_pending_.compact(active_, fresh);
+  }
+  // Until more requests are generated, each burst issued takes one from `left`: the spread
+  // drops once left <= ceil(spread x pseudo-channels / tBL) (> 0, left is above it now); at
+  // spread 0 the key changes only when the last burst issues (once every request is made).
+  std::uint64_t steps = ~std::uint64_t{0} / 2;
+  if (spread > 0)
+    steps = left - (spread * total_pcs_ + bl - 1) / bl;
+  else if (x.generated)
+    steps = left;
+  x.rekey_issued = x.bursts_issued + steps;
 }
 
 Cycle HbmTiming::next_completion_bound() const {
