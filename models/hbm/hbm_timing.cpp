@@ -24,9 +24,8 @@ struct HbmTiming::Transfer {
   std::uint64_t outstanding = 0;  // requests issued, not complete
   std::uint64_t bursts_made = 0, bursts_issued = 0, bursts_floor = 0;
   Cycle last_data_end = 0;
-  // Its term of the completion bound (rekey): the entry with this stamp in bound_fixed_ (its
-  // last burst issued) or in bound_pending_ (`spread`, see next_completion_bound).
-  std::uint32_t stamp = 0;  // kept across the slot's reuse, so old entries stay stale
+  // Its term of the completion bound (rekey): in bound_fixed_ once its last burst issued, else
+  // in bound_pending_ (by `spread`, see next_completion_bound).
   bool fixed = false;
   Cycle spread = -1;
   std::uint64_t rekey_issued = 0;  // its key changes when bursts_issued reaches this
@@ -119,9 +118,7 @@ void HbmTiming::start_transfer(std::uint32_t port, const DmaDescriptor& d, bool 
     free_xfer_ = xfers_[slot].next_free;
   }
   Transfer& x = xfers_[slot];
-  const std::uint32_t stamp = x.stamp;
   x = Transfer{};
-  x.stamp = stamp + 1;
   x.desc = d;
   x.is_gather = !gather.empty();
   x.gather = std::move(gather);
@@ -147,7 +144,7 @@ void HbmTiming::finish(std::uint32_t slot, Cycle t) {
   --active_;
   active_writes_ -= x.write;
   x.live = false;
-  ++x.stamp;  // its bound entry is stale
+  (x.fixed ? bound_fixed_ : bound_pending_).erase(slot);
   x.gather = {};
   x.next_free = free_xfer_;
   free_xfer_ = slot;
@@ -351,7 +348,10 @@ Cycle HbmTiming::run_window(Cycle from, Cycle to, bool until_idle) {
   // channels after it, and further sweeps in that cycle decide for what is due again.
   for (std::uint32_t c = 0; c < ctl_.size(); ++c) {
     HbmController& ctl = *ctl_[c];
-    if (c + 1 < ctl_.size()) ctl_[c + 1]->prefetch();
+    // (The next channel's state into cache only when it has something to do in the window:
+    // most of a short window's channels have not.)
+    if (c + 1 < ctl_.size() && (ctl_[c + 1]->next_decide() < to || !arrivals_[c + 1].empty()))
+      ctl_[c + 1]->prefetch();
     std::vector<Arrival>& arr = arrivals_[c];
     // (No request is generated during the passes: the list stays as it is.)
     const Arrival* a = arr.data();
@@ -410,13 +410,10 @@ void HbmTiming::rekey(std::uint32_t slot) {
   if (x.fixed) return;  // its last burst issued: nothing changes it any more
   const std::uint64_t made = x.generated ? x.bursts_made : std::max(x.bursts_made, x.bursts_floor);
   const std::uint64_t left = made - std::min(made, x.bursts_issued);
-  const auto fresh = [this](std::uint32_t s, std::uint32_t stamp) {
-    return xfers_[s].stamp == stamp;
-  };
   if (left == 0 && x.generated) {
     x.fixed = true;
-    bound_fixed_.push(x.last_data_end + ports_[x.port].latency, slot, ++x.stamp);
-    bound_fixed_.compact(active_, fresh);
+    bound_pending_.erase(slot);
+    bound_fixed_.set(slot, x.last_data_end + ports_[x.port].latency);
     return;
   }
   // spread = (max(left, 1) - 1) x tBL / pseudo-channels, as the scan computes it.
@@ -424,8 +421,7 @@ void HbmTiming::rekey(std::uint32_t slot) {
   const std::uint64_t spread = (std::max<std::uint64_t>(left, 1) - 1) * bl / total_pcs_;
   if (static_cast<Cycle>(spread) != x.spread) {
     x.spread = static_cast<Cycle>(spread);
-    bound_pending_.push(x.spread + bound_gap_[x.write] + ports_[x.port].latency, slot, ++x.stamp);
-    bound_pending_.compact(active_, fresh);
+    bound_pending_.set(slot, x.spread + bound_gap_[x.write] + ports_[x.port].latency);
   }
   // Until more requests are generated, each burst issued takes one from `left`: the spread
   // drops once left <= ceil(spread x pseudo-channels / tBL) (> 0, left is above it now); at
@@ -445,13 +441,10 @@ Cycle HbmTiming::next_completion_bound() const {
   // is at most now + tCL or tCWL + tBL (a burst issued by now, the kind's latency after), so
   // the second term is the larger: now + 1 + a key that changes only with its bursts.
   if (active_ == 0) return kNever;
-  const auto fresh = [this](std::uint32_t s, std::uint32_t stamp) {
-    return xfers_[s].stamp == stamp;
-  };
   Cycle best = kNever;
-  const Cycle fixed = bound_fixed_.top(fresh);
+  const Cycle fixed = bound_fixed_.top();
   if (fixed < kNever) best = std::max(fixed, now_ + 1);
-  const Cycle pending = bound_pending_.top(fresh);
+  const Cycle pending = bound_pending_.top();
   if (pending < kNever) best = std::min(best, now_ + 1 + pending);
   return best;
 }

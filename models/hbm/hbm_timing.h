@@ -20,7 +20,7 @@
 #include "models/dma/dma_descriptor.h"
 #include "models/hbm/hbm_address_map.h"
 #include "models/hbm/hbm_controller.h"
-#include "models/hbm/hbm_stamp_heap.h"
+#include "models/hbm/hbm_slot_heap.h"
 
 namespace systole::models {
 
@@ -177,10 +177,9 @@ class HbmTiming : public HbmControllerClient {
   Cycle window_ = 1;       // no command issued in a window completes within it
   Cycle read_window_ = 1;  // the same while no write transfer is active
   std::uint64_t active_writes_ = 0;
-  // The completion bound's terms (rekey): last data end + latency of the transfers whose last
-  // burst issued; spread + tCL or tCWL + tBL + latency of the others (mutable: a read drops
-  // the stale entries on top).
-  mutable HbmStampHeap bound_fixed_, bound_pending_;
+  // The completion bound's terms (rekey), by transfer slot: last data end + latency of the
+  // transfers whose last burst issued; spread + tCL or tCWL + tBL + latency of the others.
+  HbmSlotHeap bound_fixed_, bound_pending_;
   Cycle bound_bl_ = 0, bound_gap_[2] = {0, 0};
   Cycle now_ = 0;
   TransferId next_id_ = 1;

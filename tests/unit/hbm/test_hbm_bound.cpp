@@ -5,6 +5,7 @@
 // the bound itself as the SystemC shell does; the two must agree at every step.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -100,4 +101,37 @@ TEST_CASE("HBM completion bound from its heaps equals the scan over every transf
   WARN("completion bound: " << checks << " checks, " << exact << " wakes met a completion");
   CHECK(checks > 10000);
   CHECK(exact > 1000);
+}
+
+TEST_CASE("HBM slot heap keeps the least key of its slots", "[unit][hbm]") {
+  Rng rng(27);
+  HbmSlotHeap h;
+  std::vector<Cycle> keys(64, kNever);  // the reference: each slot's key, kNever when absent
+  for (int i = 0; i < 20000; ++i) {
+    const auto slot = static_cast<std::uint32_t>(rng() % keys.size());
+    if (rng() % 4 == 0) {
+      h.erase(slot);
+      keys[slot] = kNever;
+    } else {
+      const auto key = static_cast<Cycle>(rng() % 1000);
+      h.set(slot, key);
+      keys[slot] = key;
+    }
+    const Cycle least = *std::min_element(keys.begin(), keys.end());
+    REQUIRE(h.top() == least);
+    if (i % 16 == 0) {  // a copy drained from the top gives every key in order
+      HbmSlotHeap d = h;
+      std::vector<Cycle> got, want;
+      for (const Cycle k : keys)
+        if (k < kNever) want.push_back(k);
+      std::sort(want.begin(), want.end());
+      while (d.size()) {
+        got.push_back(d.top());
+        d.erase(d.top_slot());
+      }
+      REQUIRE(got == want);
+    }
+    REQUIRE(h.size() == static_cast<std::size_t>(std::count_if(
+                            keys.begin(), keys.end(), [](Cycle k) { return k < kNever; })));
+  }
 }
