@@ -49,6 +49,7 @@ HbmTiming::HbmTiming(const HbmConfig& cfg) : cfg_(cfg), map_(cfg) {
   ingress_.resize(static_cast<std::size_t>(n) * pcs_ * 2);
   arrivals_.resize(n);
   done_at_.assign(n, kNever);
+  for (const auto& c : ctl_) decide_at_.push_back(c->next_decide());
   window_ = std::max<Cycle>(1, std::min(cfg.t_cl, cfg.t_cwl) + cfg.t_bl());
   read_window_ = std::max<Cycle>(1, cfg.t_cl + cfg.t_bl());
   tck_ps_ = cfg.tck_ps();
@@ -66,7 +67,7 @@ HbmTiming::~HbmTiming() = default;
 Cycle HbmTiming::next_event() const {
   Cycle m = kNever;
   for (std::size_t c = 0; c < ctl_.size(); ++c)
-    m = std::min({m, ctl_[c]->next_decide(), done_at_[c]});  // done_at_: its next_done()
+    m = std::min({m, decide_at_[c], done_at_[c]});  // its next_decide(), next_done()
   return std::min(m, next_response());
 }
 
@@ -225,10 +226,12 @@ void HbmTiming::try_issue(std::uint32_t port, Cycle t) {
 
 void HbmTiming::route(std::uint32_t ch, const HbmRequestIn& r, Cycle t) {
   auto& in = ingress_[(ch * pcs_ + r.pc) * 2 + r.write];
-  if (in.empty() && !ctl_[ch]->full(r.pc, r.write))
+  if (in.empty() && !ctl_[ch]->full(r.pc, r.write)) {
     ctl_[ch]->enqueue(r, t);
-  else
+    decide_at_[ch] = ctl_[ch]->next_decide();
+  } else {
     in.push_back(r);
+  }
 }
 
 void HbmTiming::on_burst(std::uint32_t tag, Cycle data_end) {
@@ -273,6 +276,7 @@ void HbmTiming::on_space(std::uint32_t channel, std::uint32_t pc, Cycle t) {
     auto& in = ingress_[(channel * pcs_ + pc) * 2 + static_cast<std::uint32_t>(w)];
     while (!in.empty() && !ctl_[channel]->full(pc, w != 0)) {
       ctl_[channel]->enqueue(in.front(), t);
+      decide_at_[channel] = ctl_[channel]->next_decide();
       in.pop_front();
     }
   }
@@ -292,6 +296,7 @@ Cycle HbmTiming::complete_at(Cycle t) {
       origin_ = c;
       ctl_[c]->complete(t);
       d = done_at_[c] = ctl_[c]->next_done();
+      decide_at_[c] = ctl_[c]->next_decide();  // (space freed: requests enqueued)
     }
     next = std::min(next, d);
   }
@@ -346,12 +351,16 @@ Cycle HbmTiming::run_window(Cycle from, Cycle to, bool until_idle) {
   // Each channel through the window. In a cycle, a sweep gives a channel the requests of the
   // completions of the channels up to itself, then it decides, then come those of the
   // channels after it, and further sweeps in that cycle decide for what is due again.
-  for (std::uint32_t c = 0; c < ctl_.size(); ++c) {
+  // A channel with no decision due and no arrival in the window does nothing in it (its next
+  // completion was met by the replay): only the others are passed through, found in the
+  // per-channel copies of their next decisions without touching the controllers.
+  busy_.clear();
+  for (std::uint32_t c = 0; c < ctl_.size(); ++c)
+    if (decide_at_[c] < to || !arrivals_[c].empty()) busy_.push_back(c);
+  for (std::size_t i = 0; i < busy_.size(); ++i) {
+    const std::uint32_t c = busy_[i];
     HbmController& ctl = *ctl_[c];
-    // (The next channel's state into cache only when it has something to do in the window:
-    // most of a short window's channels have not.)
-    if (c + 1 < ctl_.size() && (ctl_[c + 1]->next_decide() < to || !arrivals_[c + 1].empty()))
-      ctl_[c + 1]->prefetch();
+    if (i + 1 < busy_.size()) ctl_[busy_[i + 1]]->prefetch();
     std::vector<Arrival>& arr = arrivals_[c];
     // (No request is generated during the passes: the list stays as it is.)
     const Arrival* a = arr.data();
@@ -368,6 +377,7 @@ Cycle HbmTiming::run_window(Cycle from, Cycle to, bool until_idle) {
     SYSTOLE_ASSERT(a == end && (late || ctl.next_done() >= to), "HBM window overran");
     arr.clear();
     done_at_[c] = ctl.next_done();  // its decisions issued commands
+    decide_at_[c] = ctl.next_decide();
   }
   if (late) {
     ++long_windows_run_;

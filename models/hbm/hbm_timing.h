@@ -151,6 +151,10 @@ class HbmTiming : public HbmControllerClient {
   };
   std::vector<std::vector<Arrival>> arrivals_;  // per channel, in arrival order
   std::vector<Cycle> done_at_;  // per channel: its next_done() (only its windows change it)
+  /// Per channel: its controller's next_decide(), refreshed after every call that can change
+  /// it (enqueue, complete, the window's pass), so idle channels are skipped unread.
+  std::vector<Cycle> decide_at_;
+  std::vector<std::uint32_t> busy_;  // the channels a window passes through
   /// A response on its way back to its port (ports with a response latency), released in
   /// (at, seq) order; `origin` is the channel whose completion sent it (see Arrival::after).
   /// Completions are met in time order, so the responses of one latency arrive in (at, seq)
