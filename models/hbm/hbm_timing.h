@@ -72,6 +72,8 @@ class HbmTiming : public HbmControllerClient {
   const HbmAddressMap& address_map() const { return map_; }
   std::size_t channels() const { return ctl_.size(); }
   const HbmController& controller(std::size_t c) const { return *ctl_[c]; }
+  /// For set_log and set_fast: requests must enter through the ports (the model mirrors each
+  /// controller's next decision cycle after every call it makes).
   HbmController& controller(std::size_t c) { return *ctl_[c]; }
   /// With false, time advances in the short windows only (tCWL + tBL, completions replayed
   /// before the channels' passes) and every controller takes its full scan: the reference the
