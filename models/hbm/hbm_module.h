@@ -15,6 +15,7 @@
 
 #include <map>
 #include <memory>
+#include <unordered_map>
 
 #include "models/common/memory_if.h"
 #include "models/hbm/hbm_timing.h"
@@ -59,7 +60,7 @@ class HbmModule : public sc_core::sc_module, public MemoryIf {
     Requester* requester;
     bool done;  // the model completed it
   };
-  std::map<TransferId, Open> open_;  // begun, not yet finished
+  std::unordered_map<TransferId, Open> open_;  // begun, not yet finished (no order needed)
   sc_core::sc_event wake_ev_;
   sc_core::sc_event never_;  // the retry event of a requester not seen yet
   std::uint32_t depth_;      // hbm.transfer_queue

@@ -24,6 +24,11 @@ struct HbmTiming::Transfer {
   std::uint64_t outstanding = 0;  // requests issued, not complete
   std::uint64_t bursts_made = 0, bursts_issued = 0, bursts_floor = 0;
   Cycle last_data_end = 0;
+  // Its term of the completion bound (rekey): in bound_fixed_ once its last burst issued, else
+  // in bound_pending_ (by `spread`, see next_completion_bound).
+  bool fixed = false;
+  Cycle spread = -1;
+  std::uint64_t rekey_issued = 0;  // its key changes when bursts_issued reaches this
 };
 
 struct HbmTiming::Port {
@@ -44,12 +49,17 @@ HbmTiming::HbmTiming(const HbmConfig& cfg) : cfg_(cfg), map_(cfg) {
   ingress_.resize(static_cast<std::size_t>(n) * pcs_ * 2);
   arrivals_.resize(n);
   done_at_.assign(n, kNever);
+  for (const auto& c : ctl_) decide_at_.push_back(c->next_decide());
   window_ = std::max<Cycle>(1, std::min(cfg.t_cl, cfg.t_cwl) + cfg.t_bl());
   read_window_ = std::max<Cycle>(1, cfg.t_cl + cfg.t_bl());
   tck_ps_ = cfg.tck_ps();
   while ((1u << atom_shift_) < map_.atom_bytes()) ++atom_shift_;
   atom_mask_ = (std::uint64_t{1} << atom_shift_) - 1;
   peak_per_cycle_ = cfg.organisation_peak() * tck_ps_ * 1e-12;
+  const HbmTimingParams& tp = ctl_[0]->device().timing();
+  bound_bl_ = tp.bl;
+  bound_gap_[0] = tp.cl + tp.bl;
+  bound_gap_[1] = tp.cwl + tp.bl;
 }
 
 HbmTiming::~HbmTiming() = default;
@@ -57,7 +67,7 @@ HbmTiming::~HbmTiming() = default;
 Cycle HbmTiming::next_event() const {
   Cycle m = kNever;
   for (std::size_t c = 0; c < ctl_.size(); ++c)
-    m = std::min({m, ctl_[c]->next_decide(), done_at_[c]});  // done_at_: its next_done()
+    m = std::min({m, decide_at_[c], done_at_[c]});  // its next_decide(), next_done()
   return std::min(m, next_response());
 }
 
@@ -123,6 +133,7 @@ void HbmTiming::start_transfer(std::uint32_t port, const DmaDescriptor& d, bool 
   if (d.bytes() == 0) {
     finish(slot, now_);
   } else {
+    rekey(slot);
     ports_[port].issuing.push_back(slot);
     try_issue(port, now_);
   }
@@ -134,6 +145,7 @@ void HbmTiming::finish(std::uint32_t slot, Cycle t) {
   --active_;
   active_writes_ -= x.write;
   x.live = false;
+  (x.fixed ? bound_fixed_ : bound_pending_).erase(slot);
   x.gather = {};
   x.next_free = free_xfer_;
   free_xfer_ = slot;
@@ -190,6 +202,8 @@ bool HbmTiming::generate(Port& p, HbmRequestIn& out, std::uint32_t& channel) {
   out = {a.pc, a.bg, a.bank, a.row, a.col, bursts, tag, x.write};
   channel = a.channel;
   x.bursts_made += bursts;
+  // (Before the last request is made, `left` counts at least the transfer's whole bursts.)
+  if (x.generated || x.bursts_made > x.bursts_floor) rekey(tag);
   return true;
 }
 
@@ -212,16 +226,19 @@ void HbmTiming::try_issue(std::uint32_t port, Cycle t) {
 
 void HbmTiming::route(std::uint32_t ch, const HbmRequestIn& r, Cycle t) {
   auto& in = ingress_[(ch * pcs_ + r.pc) * 2 + r.write];
-  if (in.empty() && !ctl_[ch]->full(r.pc, r.write))
+  if (in.empty() && !ctl_[ch]->full(r.pc, r.write)) {
     ctl_[ch]->enqueue(r, t);
-  else
+    decide_at_[ch] = ctl_[ch]->next_decide();
+  } else {
     in.push_back(r);
+  }
 }
 
 void HbmTiming::on_burst(std::uint32_t tag, Cycle data_end) {
   Transfer& x = xfers_[tag];
   ++x.bursts_issued;
   x.last_data_end = std::max(x.last_data_end, data_end);
+  if (x.bursts_issued >= x.rekey_issued) rekey(tag);
 }
 
 void HbmTiming::on_request_done(std::uint32_t tag, Cycle t) {
@@ -259,6 +276,7 @@ void HbmTiming::on_space(std::uint32_t channel, std::uint32_t pc, Cycle t) {
     auto& in = ingress_[(channel * pcs_ + pc) * 2 + static_cast<std::uint32_t>(w)];
     while (!in.empty() && !ctl_[channel]->full(pc, w != 0)) {
       ctl_[channel]->enqueue(in.front(), t);
+      decide_at_[channel] = ctl_[channel]->next_decide();
       in.pop_front();
     }
   }
@@ -278,6 +296,7 @@ Cycle HbmTiming::complete_at(Cycle t) {
       origin_ = c;
       ctl_[c]->complete(t);
       d = done_at_[c] = ctl_[c]->next_done();
+      decide_at_[c] = ctl_[c]->next_decide();  // (space freed: requests enqueued)
     }
     next = std::min(next, d);
   }
@@ -332,9 +351,16 @@ Cycle HbmTiming::run_window(Cycle from, Cycle to, bool until_idle) {
   // Each channel through the window. In a cycle, a sweep gives a channel the requests of the
   // completions of the channels up to itself, then it decides, then come those of the
   // channels after it, and further sweeps in that cycle decide for what is due again.
-  for (std::uint32_t c = 0; c < ctl_.size(); ++c) {
+  // A channel with no decision due and no arrival in the window does nothing in it (its next
+  // completion was met by the replay): only the others are passed through, found in the
+  // per-channel copies of their next decisions without touching the controllers.
+  busy_.clear();
+  for (std::uint32_t c = 0; c < ctl_.size(); ++c)
+    if (decide_at_[c] < to || !arrivals_[c].empty()) busy_.push_back(c);
+  for (std::size_t i = 0; i < busy_.size(); ++i) {
+    const std::uint32_t c = busy_[i];
     HbmController& ctl = *ctl_[c];
-    if (c + 1 < ctl_.size()) ctl_[c + 1]->prefetch();
+    if (i + 1 < busy_.size()) ctl_[busy_[i + 1]]->prefetch();
     std::vector<Arrival>& arr = arrivals_[c];
     // (No request is generated during the passes: the list stays as it is.)
     const Arrival* a = arr.data();
@@ -351,6 +377,7 @@ Cycle HbmTiming::run_window(Cycle from, Cycle to, bool until_idle) {
     SYSTOLE_ASSERT(a == end && (late || ctl.next_done() >= to), "HBM window overran");
     arr.clear();
     done_at_[c] = ctl.next_done();  // its decisions issued commands
+    decide_at_[c] = ctl.next_decide();
   }
   if (late) {
     ++long_windows_run_;
@@ -388,7 +415,51 @@ std::vector<HbmCompletion> HbmTiming::take_completed() {
   return out;
 }
 
+void HbmTiming::rekey(std::uint32_t slot) {
+  Transfer& x = xfers_[slot];
+  if (x.fixed) return;  // its last burst issued: nothing changes it any more
+  const std::uint64_t made = x.generated ? x.bursts_made : std::max(x.bursts_made, x.bursts_floor);
+  const std::uint64_t left = made - std::min(made, x.bursts_issued);
+  if (left == 0 && x.generated) {
+    x.fixed = true;
+    bound_pending_.erase(slot);
+    bound_fixed_.set(slot, x.last_data_end + ports_[x.port].latency);
+    return;
+  }
+  // spread = (max(left, 1) - 1) x tBL / pseudo-channels, as the scan computes it.
+  const std::uint64_t bl = static_cast<std::uint64_t>(bound_bl_);
+  const std::uint64_t spread = (std::max<std::uint64_t>(left, 1) - 1) * bl / total_pcs_;
+  if (static_cast<Cycle>(spread) != x.spread) {
+    x.spread = static_cast<Cycle>(spread);
+    bound_pending_.set(slot, x.spread + bound_gap_[x.write] + ports_[x.port].latency);
+  }
+  // Until more requests are generated, each burst issued takes one from `left`: the spread
+  // drops once left <= ceil(spread x pseudo-channels / tBL) (> 0, left is above it now); at
+  // spread 0 the key changes only when the last burst issues (once every request is made).
+  std::uint64_t steps = ~std::uint64_t{0} / 2;
+  if (spread > 0)
+    steps = left - (spread * total_pcs_ + bl - 1) / bl;
+  else if (x.generated)
+    steps = left;
+  x.rekey_issued = x.bursts_issued + steps;
+}
+
 Cycle HbmTiming::next_completion_bound() const {
+  // The scan's terms (completion_bound_by_scan) kept per transfer: a transfer whose last burst
+  // issued gives max(its last data end + latency, now + 1), a fixed key; any other gives
+  // max(last data end, now + 1 + spread + tCL or tCWL + tBL) + latency, and its last data end
+  // is at most now + tCL or tCWL + tBL (a burst issued by now, the kind's latency after), so
+  // the second term is the larger: now + 1 + a key that changes only with its bursts.
+  if (active_ == 0) return kNever;
+  Cycle best = kNever;
+  const Cycle fixed = bound_fixed_.top();
+  if (fixed < kNever) best = std::max(fixed, now_ + 1);
+  const Cycle pending = bound_pending_.top();
+  if (pending < kNever) best = std::min(best, now_ + 1 + pending);
+  return best;
+}
+
+Cycle HbmTiming::completion_bound_by_scan() const {
   if (active_ == 0) return kNever;
   const HbmTimingParams& tp = ctl_[0]->device().timing();
   Cycle best = kNever;

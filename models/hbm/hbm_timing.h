@@ -20,6 +20,7 @@
 #include "models/dma/dma_descriptor.h"
 #include "models/hbm/hbm_address_map.h"
 #include "models/hbm/hbm_controller.h"
+#include "models/hbm/hbm_slot_heap.h"
 
 namespace systole::models {
 
@@ -63,11 +64,16 @@ class HbmTiming : public HbmControllerClient {
   /// A cycle no active transfer can complete before (exact once all its bursts are issued);
   /// kNever when none is active.
   Cycle next_completion_bound() const;
+  /// The same bound by a scan over every transfer (the reference next_completion_bound is
+  /// tested against).
+  Cycle completion_bound_by_scan() const;
 
   const HbmConfig& config() const { return cfg_; }
   const HbmAddressMap& address_map() const { return map_; }
   std::size_t channels() const { return ctl_.size(); }
   const HbmController& controller(std::size_t c) const { return *ctl_[c]; }
+  /// For set_log and set_fast: requests must enter through the ports (the model mirrors each
+  /// controller's next decision cycle after every call it makes).
   HbmController& controller(std::size_t c) { return *ctl_[c]; }
   /// With false, time advances in the short windows only (tCWL + tBL, completions replayed
   /// before the channels' passes) and every controller takes its full scan: the reference the
@@ -90,6 +96,9 @@ class HbmTiming : public HbmControllerClient {
   void start_transfer(std::uint32_t port, const DmaDescriptor& d, bool write,
                       std::vector<std::uint64_t> gather);
   void finish(std::uint32_t slot, Cycle t);
+  /// Brings transfer `slot`'s entry of the completion bound up to date (after it started,
+  /// generated a request or issued a burst).
+  void rekey(std::uint32_t slot);
   /// Request of transfer `tag` is back at `t`: frees its slot, completes the transfer when it
   /// was the last, lets the port issue more.
   void release(std::uint32_t tag, Cycle t);
@@ -144,6 +153,10 @@ class HbmTiming : public HbmControllerClient {
   };
   std::vector<std::vector<Arrival>> arrivals_;  // per channel, in arrival order
   std::vector<Cycle> done_at_;  // per channel: its next_done() (only its windows change it)
+  /// Per channel: its controller's next_decide(), refreshed after every call that can change
+  /// it (enqueue, complete, the window's pass), so idle channels are skipped unread.
+  std::vector<Cycle> decide_at_;
+  std::vector<std::uint32_t> busy_;  // the channels a window passes through
   /// A response on its way back to its port (ports with a response latency), released in
   /// (at, seq) order; `origin` is the channel whose completion sent it (see Arrival::after).
   /// Completions are met in time order, so the responses of one latency arrive in (at, seq)
@@ -170,6 +183,10 @@ class HbmTiming : public HbmControllerClient {
   Cycle window_ = 1;       // no command issued in a window completes within it
   Cycle read_window_ = 1;  // the same while no write transfer is active
   std::uint64_t active_writes_ = 0;
+  // The completion bound's terms (rekey), by transfer slot: last data end + latency of the
+  // transfers whose last burst issued; spread + tCL or tCWL + tBL + latency of the others.
+  HbmSlotHeap bound_fixed_, bound_pending_;
+  Cycle bound_bl_ = 0, bound_gap_[2] = {0, 0};
   Cycle now_ = 0;
   TransferId next_id_ = 1;
   std::uint64_t active_ = 0, requests_ = 0;

@@ -9,6 +9,10 @@
 # load 1-8, 192x160 tiles now): GEMM 23.8-28.8 s, FA-3 2.4-3.3 s (FA-3 target met; the L2 walk
 # change moved neither beyond noise). GEMM target not met: the bank-level HBM takes ~64%
 # (perf), the L2's ~10^8 line lookups 17%, the SMs' stepper and SystemC ~8% each.
+# 2026-11-27 (hbmspeed2, same host, load ~5, Release without LTO, one run each): the HBM's
+# completion bound read off heaps instead of a scan over every transfer, idle channels skipped
+# (models/hbm/README.md "The completion bound"): GEMM 25.1 -> 17.2 s user CPU, FA-3 2.47 ->
+# 2.44 s; results identical. GEMM target still missed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-${SYSTOLE_BUILD_DIR:-$here/../../build}}

@@ -29,7 +29,9 @@
 // the channel pass's arrivals by pointer (2026-11-26, callgrind, 200k, M instructions, the same
 // cycles): tile read 1,594 -> 1,275 (1,003 -> 802 per burst), tile read+write 1,673 -> 1,336,
 // stream read 478 -> 423, stream write 480 -> 427, random read 892 -> 794 ("Cheaper
-// decisions").
+// decisions"). The completion bound's heaps (2026-11-27, issues 11/14; this benchmark never reads
+// the bound, but each burst keeps its key): tile read 1,274.7 -> 1,292.5 (802 -> 813 per burst),
+// stream read 422.7 -> 429.6 ("The completion bound").
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>

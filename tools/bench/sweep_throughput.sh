@@ -28,6 +28,12 @@
 # 14 ms/point), minor faults 58,800 -> 23,200, system time 0.32 -> 0.11 s; before, the parent
 # was 62% of the CPU, a third of it zero-filling HDF5's default 1 MiB conversion buffers.
 #
+# 2026-11-27 (load 4-5, Release without LTO, 400 points, 2 runs interleaved): before the HBM
+# completion-bound heaps 9.8 / 10.5 s CPU, after 10.0 / 10.8 s (~25 ms/point; the change helps
+# GPU points with many transfers in flight, costs the TPU path ~1.5% instructions); results
+# identical. Still ~2x over the 12 ms/point the 10,000 target needs: the HBM's per-burst
+# decisions (HbmController::decide ~29% of the samples) dominate.
+#
 #   tools/bench/sweep_throughput.sh [build dir] [points: 10000 | 2000 | 400]
 #   SHARDS=100 tools/bench/sweep_throughput.sh ...   # as 100 --shard processes, one after the
 #                                                    # other, into $OUT/results.shard-*-of-100.h5

@@ -32,7 +32,7 @@ if(SYSTOLE_BUILD_TESTS)
   # the model's speed work rebuilds and reruns it alone).
   systole_test(hbm_golden_tests
     SOURCES ${_t}/test_hbm_golden.cpp ${_t}/test_hbm_fast_paths.cpp
-            ${_t}/test_hbm_bulk.cpp
+            ${_t}/test_hbm_bulk.cpp ${_t}/test_hbm_bound.cpp
     LINKS models_timing
     LABELS hbm)
   # The DMA test reads DmaModule's static transfer builder: it links the SystemC layer.
