@@ -11,6 +11,9 @@ namespace {
 constexpr size_t kIndent = 2;
 constexpr const char* kNull = "~";
 
+// A resolved chip config is 2-3 KB of text: one allocation for the common case.
+constexpr size_t kReserveBytes = 4096;
+
 // yaml-cpp 0.7 writes a key longer than 1024 bytes as a "? key" long key. Keys this long never
 // occur in a config; a tree holding any key over this bound (far below, so that escaping can't
 // cross it either) is written by the emitter as a whole.
@@ -28,15 +31,16 @@ bool word_char(char c) {
          c == '.' || c == '/' || c == '+';
 }
 
-/// A conservative subset of yaml-cpp 0.7's plain scalars (emitterutils.cpp IsValidPlainScalar),
-/// the same in block and flow context: ASCII letters, digits, "_./+-" and inner single spaces; not
+/// A conservative subset of yaml-cpp 0.7's plain scalars (emitterutils.cpp IsValidPlainScalar):
+/// ASCII letters, digits, "_./+-", inner single spaces and, outside flow lists, inner commas; not
 /// empty, not a null word ("null", "Null", "NULL"), no trailing space, starting with a word
 /// character or with '-' and a non-space. Any other text may still be plain: the emitter decides.
-bool certainly_plain(const std::string& s) {
+bool certainly_plain(const std::string& s, bool in_flow) {
   if (s.empty() || s.back() == ' ') return false;
   if (!word_char(s[0]) && !(s[0] == '-' && s.size() > 1 && s[1] != ' ')) return false;
   for (const char c : s)
-    if (!word_char(c) && c != '-' && c != ' ') return false;
+    if (!word_char(c) && c != '-' && c != ' ' && (in_flow || c != ',')) return false;
+  if (s.size() != 4 || (s[0] != 'n' && s[0] != 'N')) return true;
   return s != "null" && s != "Null" && s != "NULL";
 }
 
@@ -84,7 +88,7 @@ class Writer {
   }
 
   void scalar(const std::string& s, bool in_flow) {
-    if (certainly_plain(s))
+    if (certainly_plain(s, in_flow))
       text += s;
     else
       text += emitted_scalar(s, in_flow);
@@ -195,6 +199,7 @@ void emit(YAML::Emitter& out, const Node& n) {
 std::string write_yaml(const Node& node) {
   if (has_long_key(node)) return write_yaml_reference(node);
   Writer w;
+  w.text.reserve(kReserveBytes);
   w.root(node);
   return std::move(w.text);
 }

@@ -1,7 +1,9 @@
 // The direct YAML writer (sim/config/yaml_writer.h) against yaml-cpp's emitter: byte-identical
-// text on every YAML file of the repository and on random trees with adversarial scalars.
+// text on every YAML file of the repository and on random trees with adversarial scalars. The
+// benchmark is hidden from the default run: `unit_tests "[config][bench]"`.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -9,6 +11,10 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "models/systems/tpu_chip/tpu_system_config.h"
+#include "sim/config/experiment.h"
 #include "sim/config/node.h"
 #include "sim/config/yaml_writer.h"
 #include "tests/support/paths.h"
@@ -197,5 +203,44 @@ TEST_CASE("yaml writer: identical to yaml-cpp on 3000 random trees", "[config]")
     const std::string reference = write_yaml_reference(n);
     INFO("tree " << i << "\n" << reference);
     REQUIRE(direct == reference);
+  }
+}
+
+namespace {
+
+/// The resolved tree of a configs/tpuv4.yaml point, as sim/app/point.cpp builds it: the system
+/// section over its schema's defaults.
+Node resolved_tpuv4() {
+  Experiment ex = load_experiment(test::source_dir() + "/configs/tpuv4.yaml", {});
+  Node system = models::TpuSystemConfig::schema().defaults_node();
+  system.set("kind", *ex.root.find("system")->find("kind"));
+  merge_into(system, *ex.root.find("system"));
+  ex.root.set("system", system);
+  return ex.root;
+}
+
+/// Mean nanoseconds per call of `f` over `calls` calls.
+template <class F>
+double ns_per_call(int calls, F f) {
+  size_t bytes = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < calls; ++i) bytes += f().size();
+  const auto t1 = std::chrono::steady_clock::now();
+  CHECK(bytes > 0);
+  return std::chrono::duration<double, std::nano>(t1 - t0).count() / calls;
+}
+
+}  // namespace
+
+TEST_CASE("yaml writer speed on the resolved tpuv4 chip config", "[.][config][bench]") {
+  const Node root = resolved_tpuv4();
+  REQUIRE(write_yaml(root) == write_yaml_reference(root));
+  constexpr int kCalls = 2000;
+  for (int round = 0; round < 3; ++round) {
+    const double reference = ns_per_call(kCalls, [&] { return write_yaml_reference(root); });
+    const double direct = ns_per_call(kCalls, [&] { return write_yaml(root); });
+    fmt::print(
+        "{} bytes: yaml-cpp emitter {:.0f} ns/call, direct writer {:.0f} ns/call ({:.1f}x)\n",
+        write_yaml(root).size(), reference, direct, reference / direct);
   }
 }
