@@ -14,10 +14,11 @@ constexpr const char* kNull = "~";
 // A resolved chip config is 2-3 KB of text: one allocation for the common case.
 constexpr size_t kReserveBytes = 4096;
 
-// yaml-cpp 0.7 writes a key longer than 1024 bytes as a "? key" long key. Keys this long never
-// occur in a config; a tree holding any key over this bound (far below, so that escaping can't
-// cross it either) is written by the emitter as a whole.
-constexpr size_t kMaxDirectKeyBytes = 200;
+// yaml-cpp 0.7 writes a key of more than 1024 bytes (before escaping) as a "? key" long key
+// (measured on Debian's libyaml-cpp 0.7.0: 1024 bytes simple, 1025 long; 400 control characters,
+// 1600 bytes escaped, simple). Keys this long never occur in a config: a tree holding one is
+// written by the emitter as a whole.
+constexpr size_t kMaxDirectKeyBytes = 1024;
 
 /// A list is written in flow style ("[a, b]") when every item is a scalar (Node::to_yaml's rule).
 bool flow_list(const Node& n) {
@@ -32,7 +33,7 @@ bool word_char(char c) {
 }
 
 /// A conservative subset of yaml-cpp 0.7's plain scalars (emitterutils.cpp IsValidPlainScalar):
-/// ASCII letters, digits, "_./+-", inner single spaces and, outside flow lists, inner commas; not
+/// ASCII letters, digits, "_./+-", inner spaces and, outside flow lists, inner commas; not
 /// empty, not a null word ("null", "Null", "NULL"), no trailing space, starting with a word
 /// character or with '-' and a non-space. Any other text may still be plain: the emitter decides.
 bool certainly_plain(const std::string& s, bool in_flow) {

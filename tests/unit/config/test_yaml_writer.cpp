@@ -112,7 +112,7 @@ class RandomTree {
   }
 
   std::string key() {
-    if (pick(200) == 0) return std::string(static_cast<size_t>(150 + pick(1000)), 'k');
+    if (pick(200) == 0) return std::string(static_cast<size_t>(950 + pick(150)), 'k');
     return pick(3) == 0 ? scalar().substr(0, 40) : "k" + std::to_string(pick(50));
   }
 };
@@ -169,10 +169,17 @@ TEST_CASE("yaml writer: every adversarial scalar as key, value and flow item", "
 }
 
 TEST_CASE("yaml writer: a key over 1024 bytes is written as yaml-cpp's long key", "[config]") {
-  Node m = Node::map();
-  m.set(std::string(1100, 'k'), Node::scalar("v"));
-  CHECK(write_yaml(m).rfind("? ", 0) == 0);
-  CHECK(write_yaml(m) == write_yaml_reference(m));
+  for (const size_t bytes : {1023, 1024, 1025, 1100}) {
+    Node m = Node::map();
+    m.set(std::string(bytes, 'k'), Node::scalar("v"));
+    INFO(bytes << " bytes");
+    CHECK((write_yaml(m).rfind("? ", 0) == 0) == (bytes > 1024));
+    CHECK(write_yaml(m) == write_yaml_reference(m));
+  }
+  Node escaped = Node::map();
+  escaped.set(std::string(400, '\x01'), Node::scalar("v"));
+  CHECK(write_yaml(escaped).rfind("\"\\x01", 0) == 0);
+  CHECK(write_yaml(escaped) == write_yaml_reference(escaped));
 }
 
 TEST_CASE("yaml writer: identical to yaml-cpp on every YAML file of the repository", "[config]") {
