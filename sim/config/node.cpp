@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sim/config/search_path.h"
+#include "sim/config/yaml_writer.h"
 #include "sim/core/input_file.h"
 #include "sim/core/text.h"
 
@@ -101,34 +102,6 @@ std::vector<std::string> Node::keys() const {
 }
 
 namespace {
-
-void emit(YAML::Emitter& out, const Node& n) {
-  switch (n.kind()) {
-    case Node::Kind::kNull:
-      out << YAML::Null;
-      break;
-    case Node::Kind::kScalar:
-      out << n.text();
-      break;
-    case Node::Kind::kSeq: {
-      bool flat = true;
-      for (const auto& i : n.items()) flat = flat && i.is_scalar();
-      if (flat) out << YAML::Flow;
-      out << YAML::BeginSeq;
-      for (const auto& i : n.items()) emit(out, i);
-      out << YAML::EndSeq;
-      break;
-    }
-    case Node::Kind::kMap:
-      out << YAML::BeginMap;
-      for (const auto& e : n.entries()) {
-        out << YAML::Key << e.key << YAML::Value;
-        emit(out, e.value);
-      }
-      out << YAML::EndMap;
-      break;
-  }
-}
 
 Origin origin_of(const YAML::Mark& m, const std::string& file) {
   if (m.is_null()) return {file, 0, 0};
@@ -267,11 +240,7 @@ class Converter {
 
 }  // namespace
 
-std::string Node::to_yaml() const {
-  YAML::Emitter out;
-  emit(out, *this);
-  return std::string(out.c_str()) + "\n";
-}
+std::string Node::to_yaml() const { return write_yaml(*this) + "\n"; }
 
 namespace {
 
