@@ -34,6 +34,16 @@
 # identical. Still ~2x over the 12 ms/point the 10,000 target needs: the HBM's per-burst
 # decisions (HbmController::decide ~29% of the samples) dominate.
 #
+# 2026-11-27, later (fresh clone, Release with LTO, otherwise idle): 10,000 points 208.6 s
+# wall, 381.9 s CPU, 2,876 points/minute (2,000 points: 30.2 s wall, 55.8 s CPU, 3,969/min;
+# the mixes differ in their shapes). Outside the HBM (the 400 points with
+# -p system.chip.hbm.model=bandwidth, builds without LTO, 2 runs each interleaved): 2.51 / 2.34
+# -> 1.88 / 1.79 s CPU (6.1 -> 4.6 ms a point) after: the TPU GEMM mapper keeping only the
+# candidates within its cost band of the best so far (page faults -14%), the results writer's
+# evict_on_close (H5C_set_slist_enabled, walked at every point's flush, 7.2% -> 1.7% of the
+# CPU), the zygote's malloc_trim before forking (the page-table copy 6.6% -> 3.3%) and a direct
+# YAML writer (yaml-cpp's emitter was 8.5%). Bank-level: 9.38 / 9.34 -> 9.04 / 9.14 s CPU.
+#
 #   tools/bench/sweep_throughput.sh [build dir] [points: 10000 | 2000 | 400]
 #   SHARDS=100 tools/bench/sweep_throughput.sh ...   # as 100 --shard processes, one after the
 #                                                    # other, into $OUT/results.shard-*-of-100.h5
