@@ -23,6 +23,16 @@ inline HbmConfig random_preset(Rng& rng) {
   return HbmConfig::from_preset(presets[rng() % 4]);
 }
 
+/// `cfg` cut down to one stack of `channels` channels, its capacity scaled to them.
+inline HbmConfig one_stack(HbmConfig cfg, std::int64_t channels) {
+  const std::int64_t before = cfg.total_channels();
+  cfg.stacks = 1;
+  cfg.channels = channels;
+  cfg.capacity = Bytes(cfg.capacity.value() / static_cast<std::uint64_t>(before) *
+                       static_cast<std::uint64_t>(cfg.total_channels()));
+  return cfg;
+}
+
 struct HbmTrace {
   std::vector<std::tuple<std::size_t, Cycle, HbmCommand, std::uint32_t>> commands;
   std::vector<std::tuple<TransferId, std::uint32_t, Cycle>> completions;

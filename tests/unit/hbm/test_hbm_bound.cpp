@@ -13,18 +13,13 @@
 #include "tests/unit/hbm/hbm_trace.h"
 
 using namespace systole::models;
-using systole::Bytes;
 using systole::models::test::Rng;
 
 namespace {
 
 HbmConfig small_config(Rng& rng) {
   HbmConfig cfg = systole::models::test::random_preset(rng);
-  const std::int64_t before = cfg.total_channels();
-  cfg.stacks = 1;
-  cfg.channels = std::int64_t{1} << (rng() % 3);
-  cfg.capacity = Bytes(cfg.capacity.value() / static_cast<std::uint64_t>(before) *
-                       static_cast<std::uint64_t>(cfg.total_channels()));
+  cfg = systole::models::test::one_stack(cfg, std::int64_t{1} << (rng() % 3));
   if (rng() % 4 == 0) cfg.page_policy = PagePolicy::kClosed;
   return cfg;
 }

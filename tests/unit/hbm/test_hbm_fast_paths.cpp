@@ -13,7 +13,6 @@
 #include "tests/unit/hbm/hbm_trace.h"
 
 using namespace systole::models;
-using systole::Bytes;
 using systole::models::test::HbmRecorder;
 using systole::models::test::HbmTrace;
 using systole::models::test::Rng;
@@ -22,12 +21,9 @@ namespace {
 
 HbmConfig random_config(Rng& rng) {
   HbmConfig cfg = systole::models::test::random_preset(rng);
-  const std::int64_t before = cfg.total_channels();
-  cfg.stacks = 1;
-  cfg.channels = static_cast<std::int64_t>(1 + rng() % 4);
-  if (cfg.channels == 3) cfg.channels = 2;  // (powers of two keep the capacity simple)
-  cfg.capacity = Bytes(cfg.capacity.value() / static_cast<std::uint64_t>(before) *
-                       static_cast<std::uint64_t>(cfg.total_channels()));
+  std::int64_t channels = static_cast<std::int64_t>(1 + rng() % 4);
+  if (channels == 3) channels = 2;  // (powers of two keep the capacity simple)
+  cfg = systole::models::test::one_stack(cfg, channels);
   cfg.scheduler = rng() % 4 ? SchedulerKind::kFrFcfs : SchedulerKind::kFcfs;
   cfg.page_policy = rng() % 3 ? PagePolicy::kOpen : PagePolicy::kClosed;
   const std::int64_t queues[] = {4, 8, 16, 32, 64};
