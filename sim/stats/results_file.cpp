@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <new>
 #include <set>
 #include <stdexcept>
 #include <unordered_set>
@@ -176,6 +177,11 @@ auto reading(const std::string& path, F&& f) {
     return f();
   } catch (const H5Failure& e) {
     throw ConfigError({path}, "", std::string("cannot read results file: ") + e.what());
+  } catch (const std::length_error&) {
+    // A corrupt dataspace can claim more elements than a vector may hold (found by fuzzing).
+    throw ConfigError({path}, "", "cannot read results file: a dataset's size is corrupt");
+  } catch (const std::bad_alloc&) {
+    throw ConfigError({path}, "", "cannot read results file: a dataset's size is corrupt");
   }
 }
 

@@ -1,4 +1,5 @@
 #include "sim/stats/results_file.h"
+#include "tests/support/paths.h"
 #include "tests/support/temp_dir.h"
 
 #include <hdf5.h>
@@ -469,4 +470,23 @@ TEST_CASE("small datasets are written compact, large ones contiguous, both read 
   REQUIRE(back[0].units.size() == 3);
   for (size_t u = 0; u < 3; ++u) require_same(p.units[u], back[0].units[u]);
   CHECK(back[0].config_yaml == p.config_yaml);
+}
+
+// tests/data/fuzz/results_huge_extent.h5 (87 KB, found by tools/fuzz.sh results on
+// 2026-11-27): a corrupt dataspace claims more elements than a std::vector may hold, and
+// std::length_error escaped read_points. Now every reader either reads it or says the file is
+// unreadable, as a ConfigError (exit 2).
+TEST_CASE("a results file whose dataset size is corrupt is a ConfigError", "[stats][hdf5]") {
+  const std::string path = systole::test::source_dir() + "/tests/data/fuzz/results_huge_extent.h5";
+  REQUIRE_THROWS_AS(read_points(path), systole::ConfigError);
+  const auto clean = [](auto&& f) {
+    try {
+      f();
+    } catch (const systole::ConfigError& e) {
+      CHECK(e.exit_code() == 2);
+    }
+  };
+  clean([&] { (void)read_meta(path); });
+  clean([&] { (void)read_point_index(path); });
+  clean([&] { (void)read_sweep(path); });
 }
