@@ -359,6 +359,24 @@ void write_table(hid_t loc, const std::string& name, const Table& t) {
   attr_strs(ds, "field_descriptions", column_field(cols, &Column::description));
 }
 
+namespace {
+
+/// A buffer for `n` elements of `element` bytes read from dataset `ds`, checked first against
+/// the file: deflate expands at most ~1032x, so no dataset of a file holds more than 1100x the
+/// file's bytes; a corrupt dataspace claiming more (found by fuzzing: 2^40 to 2^62 bytes) is an
+/// error, not an allocation.
+void check_size(hid_t ds, hssize_t n, size_t element, const std::string& what) {
+  Hid file = own(H5Iget_file_id(ds), what);
+  hsize_t bytes = 0;
+  check(H5Fget_filesize(file, &bytes), what);
+  const long double want = static_cast<long double>(n) * static_cast<long double>(element);
+  if (want > 1100.0L * static_cast<long double>(bytes) + 65536.0L)
+    throw H5Failure(fmt::format("{}: its size is corrupt ({} elements of {} B in a {} B file)",
+                                what, n, element, bytes));
+}
+
+}  // namespace
+
 Table read_table(hid_t loc, const std::string& name) {
   const std::string what = "reading table " + name;
   Hid ds = open_dataset(loc, name);
@@ -399,6 +417,7 @@ Table read_table(hid_t loc, const std::string& name) {
   Hid space = own(H5Dget_space(ds), what);
   const hssize_t rows = H5Sget_simple_extent_npoints(space);
   if (rows < 0) fail(what);
+  check_size(ds, rows, std::max(layout.size, H5Tget_size(ftype)), what);
   std::vector<unsigned char> buf(layout.size * static_cast<size_t>(rows));
   // The string padding differs from the file's, so HDF5 converts; by default it callocs a 1 MiB
   // conversion buffer per read, which dominated reading many small tables (simrun merge).
@@ -599,6 +618,7 @@ Trace read_trace(hid_t point) {
   Hid space = own(H5Dget_space(ds), what);
   const hssize_t n = H5Sget_simple_extent_npoints(space);
   if (n < 0) fail(what);
+  check_size(ds, n, sizeof(TraceEvent), what);
   tr.events.resize(static_cast<size_t>(n));
   if (n > 0) {
     auto types = trace_types(tr, v2);
