@@ -490,3 +490,17 @@ TEST_CASE("a results file whose dataset size is corrupt is a ConfigError", "[sta
   clean([&] { (void)read_point_index(path); });
   clean([&] { (void)read_sweep(path); });
 }
+
+// tests/data/fuzz/results_huge_table.h5 (87 KB, tools/fuzz.sh results, 2026-11-27): /sweep's
+// dataspace claims ~6.4 EB; the reader sized a buffer from it (under ASan an abort, elsewhere a
+// bad_alloc or an attempt to allocate it). Now the size is checked against the file first.
+TEST_CASE("a results table claiming more bytes than its file holds is a ConfigError",
+          "[stats][hdf5]") {
+  const std::string path = systole::test::source_dir() + "/tests/data/fuzz/results_huge_table.h5";
+  try {
+    (void)read_sweep(path);
+    FAIL("read_sweep accepted a corrupt /sweep");
+  } catch (const systole::ConfigError& e) {
+    CHECK(std::string(e.what()).find("B file)") != std::string::npos);  // check_size, not bad_alloc
+  }
+}
