@@ -363,7 +363,7 @@ namespace {
 
 /// A buffer for `n` elements of `element` bytes read from dataset `ds`, checked first against
 /// the file: deflate expands at most ~1032x, so no dataset of a file holds more than 1100x the
-/// file's bytes; a corrupt dataspace claiming more (found by fuzzing: 2^40 to 2^62 bytes) is an
+/// file's bytes; a corrupt dataspace claiming more (found by fuzzing: 2^36 to 2^62 bytes) is an
 /// error, not an allocation.
 void check_size(hid_t ds, hssize_t n, size_t element, const std::string& what) {
   Hid file = own(H5Iget_file_id(ds), what);
