@@ -6,7 +6,8 @@ gap between kernels, no host overhead: what the simulator's launch_overhead + in
 model) and `eager` = back-to-back calls from Python (host overhead included, as measure.py).
 Timing as measure.py: warm-up, one call to size the loop, n = max(3, min(500, 0.12 s / call))
 repeats between two CUDA events, mean per call. Writes heldout.csv into argv[1]; the whole list
-is measured `passes` times (argv[2], default 2) for run-to-run spread."""
+is measured `passes` times (argv[2], default 2) for run-to-run spread. The shapes file is
+$HELDOUT_SHAPES (a name in this folder; default heldout_shapes.csv, draw 1)."""
 import csv
 import os
 import sys
@@ -23,6 +24,7 @@ torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
 torch.backends.cudnn.benchmark = True
 GRAPH_CALLS = 10
+SHAPES = os.environ.get("HELDOUT_SHAPES", "heldout_shapes.csv")
 
 
 def graph_of(fn):
@@ -82,7 +84,7 @@ def main():
     p = torch.cuda.get_device_properties(0)
     print("device", p.name, "sms", p.multi_processor_count, "torch", torch.__version__, flush=True)
     here = os.path.dirname(os.path.abspath(__file__))
-    with open(os.path.join(here, "heldout_shapes.csv")) as f:
+    with open(os.path.join(here, SHAPES)) as f:
         cases = list(csv.DictReader(f))
     out = open(os.path.join(OUT, "heldout.csv"), "w", newline="")
     w = csv.writer(out)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measures the held-out shapes (heldout.py) with nvidia-smi's clocks logged every 200 ms.
-# Usage: heldout.sh OUTDIR [PASSES]
+# Usage: [HELDOUT_SHAPES=heldout2_shapes.csv] heldout.sh OUTDIR [PASSES]
 set -u
 out=${1:?usage: heldout.sh OUTDIR [PASSES]}
 here=$(cd "$(dirname "$0")" && pwd)

@@ -1,10 +1,12 @@
-"""Writes the simulator's experiments for the held-out shapes (../heldout_<kind>_<gpu>.yaml) from
-heldout_shapes.csv: one zip sweep per kind and GPU preset, the points in the CSV's order.
+"""Writes the simulator's experiments for the held-out shapes from each draw's CSV: draw 1
+(heldout_shapes.csv) -> ../heldout_<kind>_<gpu>.yaml, draw 2 (heldout2_shapes.csv) ->
+../heldout2_<kind>_<gpu>.yaml; one zip sweep per kind and GPU preset, the points in the CSV's order.
 test_gpu_heldout.cpp reads the same CSV and checks every shape is simulated exactly once."""
 import csv
 import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+DRAWS = (("heldout", "heldout_shapes.csv"), ("heldout2", "heldout2_shapes.csv"))
 GPUS = (("h100", "h100_sxm5", "H100 SXM5"), ("h200", "h200_sxm", "H200 SXM"))
 LAYERS = {
     "gemm": "{name: gemm, m: m, n: n, k: k}",
@@ -32,14 +34,14 @@ def fields(kind, shape):
     return out
 
 
-def experiment(kind, gpu, preset, title, shapes):
+def experiment(prefix, csv_name, kind, gpu, preset, title, shapes):
     cols = {}
     for s in shapes:
         for k, v in fields(kind, s).items():
             cols.setdefault(k, []).append(v)
     lines = ["# Held-out %s shapes on the %s preset (README.md, \"Held-out random shapes\"):" % (kind, title),
-             "# written by measure/heldout_configs.py from measure/heldout_shapes.csv; do not edit.",
-             "name: heldout-%s-%s" % (kind.replace("_", "-"), gpu),
+             "# written by measure/heldout_configs.py from measure/%s; do not edit." % csv_name,
+             "name: %s-%s-%s" % (prefix, kind.replace("_", "-"), gpu),
              "base: ../../../configs/presets/%s.yaml" % preset,
              "workload:",
              "  name: %s" % kind,
@@ -54,18 +56,19 @@ def experiment(kind, gpu, preset, title, shapes):
         path = "workload.layers[0].causal" if k == "causal" else "workload.params." + k
         lines.append(("    - " if first else "      ") + "%s: [%s]" % (path, ", ".join(v)))
         first = False
-    lines.append("output: {file: heldout_%s_%s.h5}" % (kind, gpu))
+    lines.append("output: {file: %s_%s_%s.h5}" % (prefix, kind, gpu))
     return "\n".join(lines) + "\n"
 
 
 def main():
-    with open(os.path.join(HERE, "heldout_shapes.csv")) as f:
-        rows = list(csv.DictReader(f))
-    for gpu, preset, title in GPUS:
-        for kind in LAYERS:
-            shapes = [r["shape"] for r in rows if r["kind"] == kind]
-            with open(os.path.join(HERE, "..", "heldout_%s_%s.yaml" % (kind, gpu)), "w") as f:
-                f.write(experiment(kind, gpu, preset, title, shapes))
+    for prefix, csv_file in DRAWS:
+        with open(os.path.join(HERE, csv_file)) as f:
+            rows = list(csv.DictReader(f))
+        for gpu, preset, title in GPUS:
+            for kind in LAYERS:
+                shapes = [r["shape"] for r in rows if r["kind"] == kind]
+                with open(os.path.join(HERE, "..", "%s_%s_%s.yaml" % (prefix, kind, gpu)), "w") as f:
+                    f.write(experiment(prefix, csv_file, kind, gpu, preset, title, shapes))
 
 
 if __name__ == "__main__":

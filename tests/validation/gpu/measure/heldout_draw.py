@@ -1,6 +1,8 @@
-"""Draws the held-out shapes (seed fixed; run once, output committed before any measurement)."""
+"""Draws held-out shapes (seed fixed per draw; run once, output committed before any measurement).
+Usage: heldout_draw.py [SEED] > FILE. Draw 1: seed 20261126 -> heldout_shapes.csv; draw 2: seed
+20261127 -> heldout2_shapes.csv (same rules, drawn after draw 1's results had shaped the model)."""
 import random, math, sys
-r = random.Random(20261126)
+r = random.Random(int(sys.argv[1]) if len(sys.argv) > 1 else 20261126)
 def logu(lo, hi, mult):
     v = math.exp(r.uniform(math.log(lo), math.log(hi)))
     return max(mult, int(round(v / mult)) * mult)

@@ -2,7 +2,8 @@
 PyTorch profiler (CUPTI), and for each kernel the mean device duration per call and its launch
 configuration from the Kineto trace (grid, block, registers per thread, shared memory, the
 profiler's estimated occupancy). Separates a kernel's own time from the gaps between kernels that
-heldout.py's graph timing includes. Writes heldout_kernels.csv into argv[1]."""
+heldout.py's graph timing includes. Writes heldout_kernels.csv into argv[1]; the shapes file is
+$HELDOUT_SHAPES, as for heldout.py."""
 import csv
 import json
 import os
@@ -13,7 +14,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from heldout import make  # noqa: E402  (the same cases, built the same way)
+from heldout import SHAPES, make  # noqa: E402  (the same cases, built the same way)
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 CALLS = 20
@@ -48,7 +49,7 @@ def kernels(fn):
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    with open(os.path.join(here, "heldout_shapes.csv")) as f:
+    with open(os.path.join(here, SHAPES)) as f:
         cases = list(csv.DictReader(f))
     with open(os.path.join(OUT, "heldout_kernels.csv"), "w", newline="") as f:
         w = csv.writer(f)
