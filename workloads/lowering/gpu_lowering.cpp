@@ -117,6 +117,7 @@ size_t Compiler::gemm_kernel(size_t i, const std::string& name, const Layer& g,
     o.split_k_slices = std::min<std::int64_t>(o.split_k_slices, 1);
   }
   k.gemm = map_gpu_gemm(dev_, g, o);
+  k.setup = o.implicit_gemm ? dev_.implicit_gemm_setup : dev_.gemm_setup;
   const auto one = gpu_cta_works(k.gemm);
   const std::int64_t rows = k.gemm.m;
   for (std::int64_t b = 0; b < batch; ++b)

@@ -39,6 +39,9 @@ struct GpuKernel {
   models::FlashAddressing flash_addr;  ///< kAttention
   std::uint64_t flops = 0;             ///< useful FLOPs (2 x MACs; vector: lane operations)
   std::uint64_t compulsory_bytes = 0;  ///< inputs read once, output written once
+  /// kGemm: the library kernel's fixed time before its CTAs start, after the launch overhead
+  /// (device gemm_setup, or implicit_gemm_setup for a convolution's implicit GEMM).
+  Picoseconds setup{0};
 };
 
 /// What the GPU compiler made of one layer: its kernels and its roofline bounds.

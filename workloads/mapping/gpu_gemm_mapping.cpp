@@ -205,8 +205,9 @@ struct Problem {
   double l2_cap = 0;              ///< bytes of L2 one datum may occupy (one partition's share)
   double a_bytes = 0;             ///< distinct bytes of A (M x K, or an implicit GEMM's image)
   double launch = 0;              ///< launch overhead in cycles
-  double port_bandwidth = 0;      ///< bytes per clock of one SM's L2 port
-  double gap = 0;                 ///< gap between kernels of one stream, in cycles
+  double setup = 0;           ///< the library kernel's fixed set-up in cycles (not the reduce's)
+  double port_bandwidth = 0;  ///< bytes per clock of one SM's L2 port
+  double gap = 0;             ///< gap between kernels of one stream, in cycles
   std::int64_t sms = 0;
 };
 
@@ -344,7 +345,7 @@ void estimate(const models::GpuDeviceConfig& d, const Problem& p, Choice& c) {
   c.hbm_bytes = ab_hbm + c_bytes + (partial_bytes / 2 > p.l2_cap ? partial_bytes : 0.0);
   c.hbm_cycles = c.hbm_bytes / d.hbm_bytes_per_cycle();
   c.l2_cycles = c.l2_bytes / d.l2_bytes_per_cycle();
-  c.est = p.launch + std::max({c.sm_time, c.hbm_cycles, c.l2_cycles});
+  c.est = p.launch + p.setup + std::max({c.sm_time, c.hbm_cycles, c.l2_cycles});
   if (c.dec == GpuDecomposition::kSplitK) {
     // The lowering launches cuBLAS's separate reduction kernel after a split-K GEMM
     // (workloads/lowering/gpu_lowering.cpp, ".splitk_reduce"): its launch, the gap before it,
@@ -515,7 +516,9 @@ GpuGemmMapping map_gpu_gemm(const models::GpuDeviceConfig& d, const Layer& layer
   if (layer.rows() < 1 || layer.n < 1 || layer.k < 1)
     throw WorkloadError(fmt::format("{}: layer '{}': empty GEMM {}x{}x{}", layer.origin.str(),
                                     layer.name, layer.rows(), layer.n, layer.k));
-  const Problem p = problem(d, layer, type);
+  Problem p = problem(d, layer, type);
+  // The library kernel's fixed set-up: the same for every candidate, in the estimate.
+  p.setup = d.cycles(o.implicit_gemm ? d.implicit_gemm_setup : d.gemm_setup);
   const std::vector<Shape> all = shapes(d, type, p.out_e, o);
   if (all.empty())
     throw WorkloadError(

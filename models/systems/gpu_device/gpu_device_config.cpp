@@ -75,6 +75,12 @@ const config::SchemaOf<GpuDeviceConfig>& GpuDeviceConfig::schema() {
         .time("inter_kernel_gap", &GpuDeviceConfig::inter_kernel_gap, std::string("1us"), 0, 1e-3,
               "ASSUMPTION (0.5-3 us): idle time between back-to-back kernels of one stream "
               "(NVIDIA blog 'Getting Started with CUDA Graphs': ~1 us per short kernel, V100)")
+        .time("gemm_setup", &GpuDeviceConfig::gemm_setup, std::string("0us"), 0, 1e-3,
+              "a GEMM kernel's (cuBLAS) fixed device time beyond launch_overhead and its tile "
+              "pipeline (set-up and drain the model does not run), before its CTAs start; "
+              "measured by tests/validation/gpu/measure/kfixed.py; 0: not measured")
+        .time("implicit_gemm_setup", &GpuDeviceConfig::implicit_gemm_setup, std::string("0us"), 0,
+              1e-3, "the same for an implicit-GEMM convolution kernel (cuDNN); 0: not measured")
         .real("tdp_watts", &GpuDeviceConfig::tdp_watts, 400.0, 1.0, 10000.0,
               "board power limit (A100 SXM4 400 W, H100 SXM5 700 W: NVIDIA datasheets)", "W")
         .frequency("boost_clock", &GpuDeviceConfig::boost_clock, std::string("0Hz"), Hz(0),

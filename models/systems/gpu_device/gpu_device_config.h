@@ -21,7 +21,12 @@ struct GpuDeviceConfig {
   HbmConfig hbm;                    ///< main memory
   Picoseconds launch_overhead{0};   ///< a kernel's fixed cost: launch to first CTA + drain
   Picoseconds inter_kernel_gap{0};  ///< end of one kernel to the start of the next in a stream
-  double tdp_watts = 0;             ///< board power limit (thermal design power)
+  /// A library GEMM kernel's (cuBLAS) fixed device time beyond launch_overhead and its tile
+  /// pipeline, before its first CTA starts; measured (tests/validation/gpu/measure/kfixed.py).
+  Picoseconds gemm_setup{0};
+  /// The same for an implicit-GEMM convolution kernel (cuDNN).
+  Picoseconds implicit_gemm_setup{0};
+  double tdp_watts = 0;  ///< board power limit (thermal design power)
   /// Power-limited clock (gpu_power.h): the highest SM clock <= boost_clock whose board power
   /// stays <= tdp_watts; 0 turns it off (the SMs run at gpu_sm.clock).
   Hz boost_clock{0};

@@ -45,7 +45,7 @@ void GpuDeviceModule::stream_thread() {
     GpuKernelRun r;
     r.start_ps = sc_core::sc_time_stamp().to_seconds() * 1e12;
     r.l2_before = l2_->timing().counters();
-    sc_core::wait(launch);
+    sc_core::wait(launch + sc_core::sc_time(static_cast<double>(k.setup.value()), sc_core::SC_PS));
     if (k.kind == workloads::GpuKernel::Kind::kGemm)
       r.gemm = sms_->run(k.launch, k.addr, k.works);
     else if (k.kind == workloads::GpuKernel::Kind::kAttention)

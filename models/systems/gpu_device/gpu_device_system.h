@@ -14,6 +14,10 @@ namespace systole::models {
 struct GpuSystemConfig {
   GpuDeviceConfig device;
   workloads::GpuMappingOptions mapping;
+  /// Passes of the whole kernel stream simulated before the measured one (not reported), so
+  /// the L2 holds what back-to-back benchmark calls leave in it; 0: the measured pass starts
+  /// with an empty L2.
+  std::int64_t warmup = 0;
   static const config::SchemaOf<GpuSystemConfig>& schema();
 };
 

@@ -56,8 +56,10 @@ void trace_kernels(TraceRecorder& rec, const std::string& device, const GpuDevic
     const GpuKernelRun& r = runs[k];
     rec.set_layer(static_cast<std::uint32_t>(kern.layer));
     rec.add(stream, rec.kind(kernel_kind(kern.kind)), r.start_ps, r.end_ps, hbm_bytes(d, r));
-    // The CTAs' cycles count from the launch overhead's end (GpuSmArrayModule::run).
-    const double t0 = r.start_ps + static_cast<double>(d.launch_overhead.value());
+    // The CTAs' cycles count from the launch overhead's and the set-up's end
+    // (GpuSmArrayModule::run).
+    const double t0 =
+        r.start_ps + static_cast<double>(d.launch_overhead.value() + kern.setup.value());
     for (const auto& c : r.gemm.ctas) add_cta(rec, sm_unit, cta, t0, period, c);
     for (const auto& c : r.flash.ctas) add_cta(rec, sm_unit, cta, t0, period, c);
   }

@@ -11,6 +11,13 @@ namespace systole::models {
 namespace {
 
 void validate(const GpuNodeConfig& c, const config::Node& n, const std::string& p) {
+  if (c.gpu.warmup != 0) {
+    const config::Node* g = n.is_map() ? n.find("gpu") : nullptr;
+    const config::Node* w = g && g->is_map() ? g->find("warmup") : nullptr;
+    throw ConfigError(w ? w->origin() : n.origin(), (p.empty() ? "" : p + ".") + "gpu.warmup",
+                      "warm-up passes are a single-GPU option (system kind gpu_device); a node "
+                      "runs its program once: remove gpu.warmup");
+  }
   const GpuParallelConfig& par = c.parallel;
   const std::int64_t gpus = c.nvlink.gpus;
   const std::int64_t tp = par.tensor * par.pipeline;
