@@ -6,7 +6,8 @@ import csv
 import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DRAWS = (("heldout", "heldout_shapes.csv"), ("heldout2", "heldout2_shapes.csv"))
+DRAWS = (("heldout", "heldout_shapes.csv"), ("heldout2", "heldout2_shapes.csv"),
+         ("heldout3", "heldout3_shapes.csv"))
 GPUS = (("h100", "h100_sxm5", "H100 SXM5"), ("h200", "h200_sxm", "H200 SXM"))
 LAYERS = {
     "gemm": "{name: gemm, m: m, n: n, k: k}",
