@@ -157,6 +157,14 @@ TEST_CASE("GPU device on a second held-out draw against measured hardware",
   check_draw({"heldout2", "Held-out shapes (draw 2)"});
 }
 
+// Draw 3 (measure/heldout3_shapes.csv, seed 20261128): drawn and committed after the model it
+// tests (the library kernels' set-up, eba2601) and before any of its shapes was measured or
+// simulated; measured 2026-11-27 on a lent H100 SXM and H200 (data/<gpu>_heldout3_run1.csv).
+TEST_CASE("GPU device on a third held-out draw against measured hardware",
+          "[validation][gpu][!mayfail]") {
+  check_draw({"heldout3", "Held-out shapes (draw 3)"});
+}
+
 // Diagnostic (hidden, not a check of the bound): the bf16 GEMMs again with the kernel cuBLAS ran
 // (its nvjet name decoded by gpu_kernel_name.h: tile, warpgroups, stages; cluster and split-K
 // left to the device), so a row's error splits into the tile choice and the device's timing.
