@@ -18,6 +18,9 @@ OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 CASES = [("attention", "b8_h16_s2048_d128_c0"), ("attention", "b11_h16_s2432_d128_c0"),
          ("attention", "b17_h16_s512_d128_c1"), ("gemm", "7936x3328x768"),
          ("gemm", "6784x4480x640"), ("gemm", "8192x8192x8192")]
+# $CLOCK_CASES overrides them: "kind:shape,kind:shape" (shapes as in heldout*_shapes.csv).
+if os.environ.get("CLOCK_CASES"):
+    CASES = [tuple(c.split(":", 1)) for c in os.environ["CLOCK_CASES"].split(",")]
 
 
 def stamp():
