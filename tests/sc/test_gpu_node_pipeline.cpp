@@ -61,7 +61,10 @@ TEST_CASE("gpu_node pipeline: the next stage starts when the hand-off has arrive
   REQUIRE(r.layers.rows().size() == 1);  // the last stage's GPU: one micro-batch of g2
   CHECK(r.layers.get_string(0, "layer") == "mb0.g2");
   const double gap = pp.config().gpu.device.inter_kernel_gap.value() * 1e-12;
-  CHECK(r.layers.get_number(0, "time") - gap == Approx(busy).margin(1e-12));
+  // The layer's kernel and gap are each whole SM cycles (rounded up); the busy time is not.
+  const double cycle = 1.0 / r.metrics.number("sm_clock");
+  CHECK(r.layers.get_number(0, "time") - gap >= busy - 1e-12);
+  CHECK(r.layers.get_number(0, "time") - gap <= busy + 2 * cycle);
   // 4 MiB per GPU (512 x 4096 bf16) from each of stage 0's four GPUs, on GPUs 0-3 to 4-7.
   CHECK(metric(r, "p2p_bytes") == 512.0 * 4096 * 2);
   CHECK(st.get_number(0, "first_gpu") == 0);
@@ -78,8 +81,11 @@ TEST_CASE("gpu_node pipeline: stages overlap over micro-batches, GPipe's bubble 
   const double bubble = metric(r, "pipeline_bubble"), time = metric(r, "time");
   INFO("busy " << b0 << " / " << b1 << " s, run " << time << " s, bubble " << bubble);
   CHECK(metric(r, "pipeline_bubble_formula") == Approx(0.2));
-  CHECK(b1 == Approx(b0).epsilon(1e-3));  // the same work (micro-batch 0 finds a cold L2)
-  CHECK(time < b0 + b1);                  // the stages ran side by side
+  // The same work (micro-batch 0 finds a cold L2); the stages start at different times, so the
+  // bank-level HBM's refreshes and bank states fall differently on them: 0.24% apart with the
+  // library set-up (within 0.1% without it, or with hbm.model: bandwidth).
+  CHECK(b1 == Approx(b0).epsilon(5e-3));
+  CHECK(time < b0 + b1);  // the stages ran side by side
   CHECK(time > b0);
   CHECK(bubble >= 0.2);  // hand-offs and the cold first micro-batch only add to it
   // Both stages ran all four micro-batches: the last stage's layers are mb0..mb3.
