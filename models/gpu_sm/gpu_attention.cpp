@@ -290,12 +290,16 @@ class Fa2 : public Engine {
   std::vector<std::vector<Fa2Cta>> slots_;
   std::vector<std::vector<bool>> live_;
 
+  /// The first wave goes out breadth-first: the hardware CTA scheduler sends the next CTA to
+  /// the SM with the most free resources (Gilman et al., SIGMETRICS PER 2020, "Demystifying the
+  /// placement policies of the NVIDIA GPU thread block scheduler"), so on an empty GPU every SM
+  /// gets one CTA before any gets its second. Later a freed slot takes the next CTA.
   void start() override {
     const auto res = static_cast<size_t>(run_.resident);
     slots_.assign(static_cast<size_t>(l_.sms), std::vector<Fa2Cta>(res));
     live_.assign(static_cast<size_t>(l_.sms), std::vector<bool>(res, false));
-    for (int sm = 0; sm < l_.sms; ++sm)
-      for (size_t slot = 0; slot < res; ++slot) q_.push({0, 0, sm, static_cast<int>(slot), 0});
+    for (size_t slot = 0; slot < res; ++slot)
+      for (int sm = 0; sm < l_.sms; ++sm) launch(sm, static_cast<int>(slot), 0);
   }
 
   void handle(const Ev& e) override {

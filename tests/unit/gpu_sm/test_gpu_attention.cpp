@@ -162,6 +162,25 @@ TEST_CASE("gpu_attention: monotonic in work, SMs, SFU rate and memory latency",
   }
 }
 
+TEST_CASE("gpu_attention: FA-2's first wave gives every SM one CTA before any gets a second",
+          "[unit][gpu_sm][attention]") {
+  // The CTA scheduler sends the next CTA to the SM with the most free resources (README rule 7):
+  // as many CTAs as SMs run one per SM, as fast as one alone, even where two fit on an SM.
+  const GpuSmConfig c = h100_sxm5_sm();
+  const FlashTile t = fa2_tile();
+  const int sms = 4;
+  REQUIRE(flash_resident_ctas(c, launch(t, sms, sms, 8)) == 2);
+  const FlashRun r = run(c, launch(t, sms, sms, 8));
+  std::vector<int> per_sm(sms, 0);
+  for (const auto& rec : r.ctas) ++per_sm[static_cast<size_t>(rec.sm)];
+  CHECK(per_sm == std::vector<int>(sms, 1));
+  CHECK(r.cycles == run(c, launch(t, 1, 1, 8)).cycles);
+  // One CTA more than SMs: the SM holding two is the first, in slot order.
+  const FlashRun five = run(c, launch(t, sms, sms + 1, 8));
+  CHECK(five.ctas[static_cast<size_t>(sms)].sm == 0);
+  CHECK(five.ctas[static_cast<size_t>(sms)].slot == 1);
+}
+
 TEST_CASE("gpu_attention: FA-2's softmax counts are the instructions its SASS issues",
           "[unit][gpu_sm][attention]") {
   // Per warp and K/V block of the main loop, counted in the SASS ptxas 13.0 made from
