@@ -164,8 +164,9 @@ TEST_CASE("gpu_attention: monotonic in work, SMs, SFU rate and memory latency",
 
 TEST_CASE("gpu_attention: FA-2's first wave gives every SM one CTA before any gets a second",
           "[unit][gpu_sm][attention]") {
-  // The CTA scheduler sends the next CTA to the SM with the most free resources (README rule 7):
-  // as many CTAs as SMs run one per SM, as fast as one alone, even where two fit on an SM.
+  // The CTA scheduler sends the next CTA to the SM with the most free resources (README
+  // "FlashAttention" rule 7): as many CTAs as SMs run one per SM, as fast as one alone, even
+  // where two fit on an SM.
   const GpuSmConfig c = h100_sxm5_sm();
   const FlashTile t = fa2_tile();
   const int sms = 4;
