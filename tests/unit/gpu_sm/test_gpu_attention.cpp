@@ -1,9 +1,10 @@
 // FlashAttention forward model (models/gpu_sm/gpu_attention.h): the run never beats the tensor
 // peak or the port's bandwidth, the port sees one request per Q tile, K/V block and O store in
 // nondecreasing issue order, a warp's softmax does not overlap its own mma.sync, FA-2's softmax
-// counts are its SASS's and cost an issue slot each, monotonic in work, SMs, SFU rate and memory
-// latency, bad tiles are ConfigErrors with a reason, and a port
-// that answers late (GpuAttentionStepper) gives the immediate port's record exactly.
+// counts are its SASS's and cost an issue slot each, FA-2's first wave puts one CTA on every SM
+// before any gets a second, monotonic in work, SMs, SFU rate and memory latency, bad tiles are
+// ConfigErrors with a reason, and a port that answers late (GpuAttentionStepper) gives the
+// immediate port's record exactly.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
