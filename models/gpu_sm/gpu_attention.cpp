@@ -294,24 +294,51 @@ class Fa2 : public Engine {
     const auto res = static_cast<size_t>(run_.resident);
     slots_.assign(static_cast<size_t>(l_.sms), std::vector<Fa2Cta>(res));
     live_.assign(static_cast<size_t>(l_.sms), std::vector<bool>(res, false));
-    for (int sm = 0; sm < l_.sms; ++sm)
-      for (size_t slot = 0; slot < res; ++slot) q_.push({0, 0, sm, static_cast<int>(slot), 0});
+    dispatch(0);
   }
 
   void handle(const Ev& e) override {
-    if (e.cls == 0) launch(e.sm, e.slot, e.t);
+    if (e.cls == 0) freed(e.sm, e.slot, e.t);
     if (e.cls == 1) section(e.sm, e.slot, e.agent, e.t);
     if (e.cls == 2) memory(e);
+  }
+
+  /// Slot `slot` of `sm` frees at t; once every slot that frees at t is known, waiting CTAs go
+  /// out (launch events of one time come first, in a row).
+  void freed(int sm, int slot, u64 t) {
+    live_[static_cast<size_t>(sm)][static_cast<size_t>(slot)] = false;
+    if (!q_.empty() && q_.top().t == t && q_.top().cls == 0) return;
+    dispatch(t);
+  }
+
+  /// The hardware CTA scheduler's placement: the next CTA goes to the SM with the most free
+  /// resources (Gilman et al., SIGMETRICS PER 2020, "Demystifying the placement policies of the
+  /// NVIDIA GPU thread block scheduler"; here free slots, the lowest SM first), its lowest free
+  /// slot. On an empty GPU every SM gets one CTA before any gets a second; where slots free at
+  /// the same cycle the CTAs spread over the SMs the same way.
+  void dispatch(u64 t) {
+    for (;;) {
+      int best = -1, best_free = 0, best_slot = 0;
+      for (int sm = 0; sm < l_.sms; ++sm) {
+        const auto& live = live_[static_cast<size_t>(sm)];
+        const auto free = static_cast<int>(std::count(live.begin(), live.end(), false));
+        if (free <= best_free) continue;
+        best = sm;
+        best_free = free;
+        best_slot = static_cast<int>(std::find(live.begin(), live.end(), false) - live.begin());
+      }
+      if (best < 0 || !launch(best, best_slot, t)) return;
+    }
   }
 
   Fa2Cta& cta(int sm, int slot) {
     return slots_[static_cast<size_t>(sm)][static_cast<size_t>(slot)];
   }
 
-  void launch(int sm, int slot, u64 t) {
-    live_[static_cast<size_t>(sm)][static_cast<size_t>(slot)] = false;
+  /// Starts the next CTA on a free slot; false when none is left.
+  bool launch(int sm, int slot, u64 t) {
     const FlashCtaWork* w = take();
-    if (!w) return;
+    if (!w) return false;
     Fa2Cta c;
     c.w = w;
     c.start = t;
@@ -327,6 +354,7 @@ class Fa2 : public Engine {
     cta(sm, slot) = std::move(c);
     live_[static_cast<size_t>(sm)][static_cast<size_t>(slot)] = true;
     schedule(sm, slot);
+    return true;
   }
 
   /// When warp `i`'s next section may start, or kUnknown.

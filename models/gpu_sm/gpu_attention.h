@@ -68,7 +68,8 @@ struct FlashCtaWork {
 
 /// A FlashAttention forward kernel on `sms` SMs: each SM holds `resident` CTA slots (occupancy,
 /// capped by max_resident when > 0); a free slot takes the next tile in list order (the
-/// hardware CTA scheduler for FA-2, the persistent tile scheduler for FA-3).
+/// hardware CTA scheduler for FA-2, whose first wave gives every SM one CTA before any gets a
+/// second; the persistent tile scheduler for FA-3).
 struct FlashLaunch {
   FlashTile tile;
   std::vector<FlashCtaWork> ctas;

@@ -29,9 +29,11 @@ using ptx::kWgmmaMaxN;
 constexpr std::int64_t kMaxHeadDim = 256;
 /// FA-3 runs one to three consumer warpgroups (static_assert in the sm90 mainloop).
 constexpr std::int64_t kMaxWarpgroups = 3;
-/// ASSUMPTION (1-3): instructions per score element of a block on the causal diagonal (index
-/// compare and select: ISETP + FSEL) -- flash::Mask::apply_mask. FA-2 runs them on the ALU
-/// pipe (both are ALU instructions); FA-3's softmax charges them on the FP32 lanes.
+/// Instructions per score element of a block on the causal diagonal (index compare and select:
+/// ISETP + FSEL) -- flash::Mask::apply_mask; counted in the SASS of FA-2's causal d128 and d64
+/// builds (ptxas 13.0, sm_90: 65 ISETP + 64 FSEL per 64 scores, 128 + 128 per 128; README "FA-2
+/// causal CTAs"). FA-2 runs them on the ALU pipe; FA-3's softmax (not counted) charges them on
+/// the FP32 lanes.
 constexpr std::int64_t kMaskOpsPerElement = 2;
 
 void check_types(const GpuSmConfig& c, const FlashTile& t) {

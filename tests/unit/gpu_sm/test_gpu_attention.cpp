@@ -1,9 +1,10 @@
 // FlashAttention forward model (models/gpu_sm/gpu_attention.h): the run never beats the tensor
 // peak or the port's bandwidth, the port sees one request per Q tile, K/V block and O store in
 // nondecreasing issue order, a warp's softmax does not overlap its own mma.sync, FA-2's softmax
-// counts are its SASS's and cost an issue slot each, monotonic in work, SMs, SFU rate and memory
-// latency, bad tiles are ConfigErrors with a reason, and a port
-// that answers late (GpuAttentionStepper) gives the immediate port's record exactly.
+// counts are its SASS's and cost an issue slot each, FA-2's first wave puts one CTA on every SM
+// before any gets a second, monotonic in work, SMs, SFU rate and memory latency, bad tiles are
+// ConfigErrors with a reason, and a port that answers late (GpuAttentionStepper) gives the
+// immediate port's record exactly.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -160,6 +161,26 @@ TEST_CASE("gpu_attention: monotonic in work, SMs, SFU rate and memory latency",
     // Masked (causal diagonal) blocks cost more work, never less.
     CHECK(run(c, launch(t, 2, 8, 8, 2)).cycles >= run(c, launch(t, 2, 8, 8, 0)).cycles);
   }
+}
+
+TEST_CASE("gpu_attention: FA-2's first wave gives every SM one CTA before any gets a second",
+          "[unit][gpu_sm][attention]") {
+  // The CTA scheduler sends the next CTA to the SM with the most free resources (README
+  // "FlashAttention" rule 7): as many CTAs as SMs run one per SM, as fast as one alone, even
+  // where two fit on an SM.
+  const GpuSmConfig c = h100_sxm5_sm();
+  const FlashTile t = fa2_tile();
+  const int sms = 4;
+  REQUIRE(flash_resident_ctas(c, launch(t, sms, sms, 8)) == 2);
+  const FlashRun r = run(c, launch(t, sms, sms, 8));
+  std::vector<int> per_sm(sms, 0);
+  for (const auto& rec : r.ctas) ++per_sm[static_cast<size_t>(rec.sm)];
+  CHECK(per_sm == std::vector<int>(sms, 1));
+  CHECK(r.cycles == run(c, launch(t, 1, 1, 8)).cycles);
+  // One CTA more than SMs: the SM holding two is the first, in slot order.
+  const FlashRun five = run(c, launch(t, sms, sms + 1, 8));
+  CHECK(five.ctas[static_cast<size_t>(sms)].sm == 0);
+  CHECK(five.ctas[static_cast<size_t>(sms)].slot == 1);
 }
 
 TEST_CASE("gpu_attention: FA-2's softmax counts are the instructions its SASS issues",
