@@ -93,7 +93,10 @@ class HbmController {
   void set_log(std::vector<HbmIssued>* log) { log_ = log; }
   /// With false, every decision takes the full scan over the candidates (the reference the
   /// fast paths are tested against: the same commands at the same cycles).
-  void set_fast(bool fast) { fast_ = fast; }
+  void set_fast(bool fast) {
+    fast_ = fast;
+    lean_ = fast_ && hits_first_;
+  }
   /// Decisions the fast paths shortened, for the equality tests: the column scan stopped at
   /// the second ready column (early_stops), the row candidates were not scanned (row_skips).
   std::uint64_t fast_decisions() const { return early_stops_ + row_skips_; }
@@ -149,7 +152,12 @@ class HbmController {
     Cycle row_from[2] = {0, 0};
   };
 
+  /// The decision of `pc` due by `t` (hbm_decide.cpp): the common case (FR-FCFS, fast paths
+  /// on, no refresh due) on a lean path, the rest on decide_full.
   void decide(std::uint32_t pc, Cycle t);
+  [[gnu::noinline]] void decide_full(std::uint32_t pc, Cycle t);
+  /// Recomputes the stale candidates of `kind` of `pc` (before a decision reads the slots).
+  void refresh_stale(std::uint32_t pc, int kind);
   /// A decision of `pc` is due by `t`.
   void bring_forward(std::uint32_t pc, Cycle t) {
     decide_at_[pc] = std::min(decide_at_[pc], t);
@@ -190,7 +198,7 @@ class HbmController {
   /// Moves the column slot at `pos` to the last column position, shifting the younger ones
   /// down (their order kept); returns that position.
   std::uint32_t column_to_end(int kind, std::uint32_t pc, std::uint32_t pos);
-  void issue_column(int kind, std::uint32_t bank, Cycle t);
+  [[gnu::always_inline]] void issue_column(int kind, std::uint32_t bank, Cycle t);
   /// Its last burst issued (data over the bus at `end`): request `idx` leaves bank `b`.
   [[gnu::noinline]] void finish_request(int kind, std::uint32_t b, std::uint32_t idx, Cycle end,
                                         Cycle t);
@@ -233,6 +241,7 @@ class HbmController {
   std::uint32_t drain_high_, drain_low_;
   bool hits_first_;
   bool fast_ = true;
+  bool lean_ = false;  // fast_ && hits_first_: decide() may take its lean path
   std::uint64_t early_stops_ = 0, row_skips_ = 0;
 
   std::vector<Request> pool_;
