@@ -67,6 +67,11 @@ class HbmController {
     }
     next_decide_ = d;
   }
+  /// Every decision due before `limit`, in cycle order, when no request arrives before it (the
+  /// cycles decide_due would be called at, one after the other).
+  void decide_before(Cycle limit) {
+    for (Cycle t = next_decide_; t < limit; t = next_decide_) decide_due(t);
+  }
   /// The next cycle a decision is due (kNever: none) and the next completion.
   Cycle next_decide() const { return next_decide_; }
   Cycle next_done() const {

@@ -366,9 +366,11 @@ Cycle HbmTiming::run_window(Cycle from, Cycle to, bool until_idle) {
     const Arrival* a = arr.data();
     const Arrival* const end = a + arr.size();
     for (;;) {
-      Cycle t = ctl.next_decide();
-      if (a != end) t = std::min(t, a->at);
-      if (t >= to) break;
+      // The decisions before the next arrival, then the arrival's cycle: its requests before or
+      // after that cycle's first pass, as the sweep gives them.
+      ctl.decide_before(a != end ? std::min(a->at, to) : to);
+      if (a == end || a->at >= to) break;
+      const Cycle t = a->at;
       for (; a != end && a->at == t && !a->after; ++a) route(c, a->r, t);
       ctl.decide_due(t);
       for (; a != end && a->at == t; ++a) route(c, a->r, t);
