@@ -161,6 +161,8 @@ class HbmController {
   /// on, no refresh due) on a lean path, the rest on decide_full.
   void decide(std::uint32_t pc, Cycle t);
   [[gnu::noinline]] void decide_full(std::uint32_t pc, Cycle t);
+  template <int kind>
+  void decide_lean(std::uint32_t pc, Cycle t, Cycle due);
   /// Recomputes the stale candidates of `kind` of `pc` (before a decision reads the slots).
   void refresh_stale(std::uint32_t pc, int kind);
   /// A decision of `pc` is due by `t`.
@@ -203,7 +205,8 @@ class HbmController {
   /// Moves the column slot at `pos` to the last column position, shifting the younger ones
   /// down (their order kept); returns that position.
   std::uint32_t column_to_end(int kind, std::uint32_t pc, std::uint32_t pos);
-  [[gnu::always_inline]] void issue_column(int kind, std::uint32_t bank, Cycle t);
+  template <int kind>
+  [[gnu::always_inline]] void issue_column(std::uint32_t bank, Cycle t);
   /// Its last burst issued (data over the bus at `end`): request `idx` leaves bank `b`.
   [[gnu::noinline]] void finish_request(int kind, std::uint32_t b, std::uint32_t idx, Cycle end,
                                         Cycle t);

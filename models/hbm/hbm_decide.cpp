@@ -8,11 +8,12 @@
 
 namespace systole::models {
 
-// Inline into both decisions: a call per burst cost more than its body.
-inline void HbmController::issue_column(int kind, std::uint32_t b, Cycle t) {
+// Inline into both decisions (a call per burst cost more than its body), one copy per kind.
+template <int kind>
+inline void HbmController::issue_column(std::uint32_t b, Cycle t) {
   const std::uint32_t idx = entry(kind, b).req;
   Request& q = pool_[idx];
-  const bool w = kind != 0;  // (the request's kind: no wait for its load)
+  constexpr bool w = kind != 0;  // (the request's kind: no wait for its load)
   HbmCommand cmd = w ? HbmCommand::kWrite : HbmCommand::kRead;
   const bool last = q.bursts == 1;
   if (page_ == PagePolicy::kClosed && last && !other_hit(b, q.row, idx))
@@ -50,11 +51,20 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   PcState& p = pc_[pc];
   const Cycle due = refresh_.due(pc);
   if (__builtin_expect(!lean_ || due <= t || p.refreshing, 0)) return decide_full(pc, t);
-  // decide_full's FR-FCFS fast path with nothing else in the way: the same steps in the same
-  // order (its comments say why each is exact), fewer values live across them.
   update_mode(pc);
-  const int kind = p.mode;
-  const bool w = kind != 0;
+  if (p.mode)
+    decide_lean<1>(pc, t, due);
+  else
+    decide_lean<0>(pc, t, due);
+}
+
+// decide_full's FR-FCFS fast path with nothing else in the way, one copy per kind served: the
+// same steps in the same order (its comments say why each is exact), fewer values live across
+// them.
+template <int kind>
+void HbmController::decide_lean(std::uint32_t pc, Cycle t, Cycle due) {
+  PcState& p = pc_[pc];
+  constexpr bool w = kind != 0;
   if (p.stale[kind]) refresh_stale(pc, kind);
   const Cycle* gt = dev_.group_terms();
   const Slot* slot = slots_[kind].data() + pc * dev_.banks_per_pc();
@@ -111,7 +121,7 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
   }
   const std::uint32_t col_bank = i_col == kNone ? kNone : slot[i_col].bank;
   const std::uint32_t row_bank = i_row == kNone ? kNone : slot[i_row].bank;
-  if (col_bank != kNone) issue_column(kind, col_bank, t);
+  if (col_bank != kNone) issue_column<kind>(col_bank, t);
   if (row_bank != kNone) issue_row(kind, row_bank, t);
   const Cycle act = dev_.act_shared(pc), row = dev_.row_bus(), col = dev_.column_shared(pc, w);
   Cycle next = std::min({cmax(wait_act, act), cmax(wait_pre, row), cmax(wait_col, col)});
@@ -286,7 +296,12 @@ void HbmController::decide_full(std::uint32_t pc, Cycle t) {
   // reorders the active list, so both banks are read first.
   const std::uint32_t col_bank = i_col == kNone ? kNone : slot[i_col].bank;
   const std::uint32_t row_bank = i_row == kNone ? kNone : slot[i_row].bank;
-  if (col_bank != kNone) issue_column(kind, col_bank, t);
+  if (col_bank != kNone) {
+    if (kind)
+      issue_column<1>(col_bank, t);
+    else
+      issue_column<0>(col_bank, t);
+  }
   if (row_bank != kNone) issue_row(kind, row_bank, t);
   // The next decision: a ready candidate that lost its bus waits at least for the shared terms
   // the picks raised; the banks that issued have new candidates; the others only got later,
