@@ -20,16 +20,34 @@
 
 namespace systole::models {
 
+/// The bursts issued for the requests of one tag, as a controller counts them for its client.
+struct HbmBurstTally {
+  std::uint64_t issued = 0;     ///< bursts issued
+  Cycle last_end = 0;           ///< the latest cycle their data crossed the bus
+  std::uint64_t notify_at = 0;  ///< the client's on_tally() runs when `issued` reaches this
+};
+
 /// Receives what a controller does to the requests it was given (identified by their tag).
 class HbmControllerClient {
  public:
   virtual ~HbmControllerClient() = default;
-  /// A column command of request `tag` issued; its data has crossed the bus at `data_end`.
-  virtual void on_burst(std::uint32_t tag, Cycle data_end) = 0;
+  /// A column command of request `tag` issued; its data has crossed the bus at `data_end`:
+  /// counted in the tag's tally inline (once per burst), the client told at its notify_at.
+  void on_burst(std::uint32_t tag, Cycle data_end) {
+    HbmBurstTally& b = tallies_[tag];
+    ++b.issued;
+    b.last_end = cmax(b.last_end, data_end);
+    if (b.issued >= b.notify_at) on_tally(tag);
+  }
   /// The last data of request `tag` crossed the bus at `t` (the request is complete).
   virtual void on_request_done(std::uint32_t tag, Cycle t) = 0;
   /// A queue slot of pseudo-channel `pc` of channel `channel` was freed at `t`.
   virtual void on_space(std::uint32_t channel, std::uint32_t pc, Cycle t) = 0;
+
+ protected:
+  /// The tally of `tag` reached its notify_at.
+  virtual void on_tally(std::uint32_t tag) = 0;
+  std::vector<HbmBurstTally> tallies_;  // by tag, sized by the client
 };
 
 /// A request entering a controller: `bursts` column accesses from column `col` of one row.
