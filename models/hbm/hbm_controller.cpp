@@ -35,7 +35,8 @@ HbmController::HbmController(const HbmConfig& cfg, std::uint32_t index, std::uin
   for (int k = 0; k < 2; ++k) {
     head_[k].assign(dev_.banks(), kNone);
     tail_[k].assign(dev_.banks(), kNone);
-    slots_[k].assign(dev_.banks(), Slot{0, 0, 0});
+    where_[k].assign(dev_.banks(), kNone);
+    slots_[k].assign(dev_.banks(), Slot{0, 0, 0, 0});
     cache_[k].assign(dev_.banks(), Cached{});
   }
   for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc) decide_at_[pc] = refresh_.due(pc);
@@ -50,12 +51,17 @@ void HbmController::enqueue(const HbmRequestIn& r, Cycle now) {
   Request& q = pool_[idx];
   q = {dev_.bank_index(r.pc, r.bg, r.bank), r.row, r.col, r.bursts, seq_++, r.tag, kNone, r.write};
   const std::uint32_t b = q.bank;
-  if (tail_[kind][b] == kNone) {  // the bank joins the active slots, as a column until computed
+  if (tail_[kind][b] == kNone) {  // the bank joins the active list, as a column until computed
     head_[kind][b] = idx;
-    ++pc_[r.pc].active[kind];
-    slots_[kind][b].group = HbmDevice::kGroupRd;
-    slots_[kind][b].seq = q.seq;  // the youngest: the list's end
-    link_column(kind, r.pc, b & (dev_.banks_per_pc() - 1));
+    PcState& p = pc_[r.pc];
+    const std::uint32_t base = r.pc * dev_.banks_per_pc();
+    const std::uint32_t pos = base + p.active[kind] - p.rows[kind];  // after the columns
+    move_slot(kind, base + p.active[kind], pos);                     // the first row to the end
+    ++p.active[kind];
+    where_[kind][b] = pos;
+    slots_[kind][pos].bank = static_cast<std::uint16_t>(b);
+    slots_[kind][pos].group = HbmDevice::kGroupRd;
+    slots_[kind][pos].seq = q.seq;  // the youngest: the columns stay in age order
   } else {
     pool_[tail_[kind][b]].next = idx;
   }
@@ -120,7 +126,7 @@ const HbmController::Cached& HbmController::recompute(int kind, std::uint32_t b)
       hit = h;
     }
   }
-  Slot& sl = slots_[kind][b];
+  Slot& sl = slots_[kind][where_[kind][b]];
   std::uint32_t req, gslot;
   if (!dev_.is_open(b)) {
     req = h, gslot = HbmDevice::kGroupAct, c.cmd = HbmCommand::kAct, sl.term = dev_.act_bank(b);
@@ -134,47 +140,77 @@ const HbmController::Cached& HbmController::recompute(int kind, std::uint32_t b)
   c.req = static_cast<std::uint16_t>(req);
   const auto group = static_cast<std::uint16_t>(4 * dev_.group_of(b) + gslot);
   const bool was_row = is_row(sl.group);
-  const std::uint32_t was_seq = sl.seq;
-  const std::uint32_t pc = dev_.pc_of(b);
-  PcState& p = pc_[pc];
-  if (is_row(group)) p.row_from[kind] = 0;  // a new row candidate: scan
+  if (is_row(group)) pc_[dev_.pc_of(b)].row_from[kind] = 0;  // a new row candidate: scan
   sl.group = group;
   sl.seq = pool_[req].seq;
-  const std::uint32_t i = b & (dev_.banks_per_pc() - 1);
-  if (was_row && !is_row(group)) {  // a new column: into the list at its age
-    p.row_mask[kind] &= ~(std::uint64_t{1} << i);
+  const std::uint32_t pc = dev_.pc_of(b);
+  PcState& p = pc_[pc];
+  if (was_row && !is_row(group)) {
+    // A new column takes the first row's place (the boundary moves up past it), then its place
+    // among the columns by age.
+    const std::uint32_t boundary = pc * dev_.banks_per_pc() + p.active[kind] - p.rows[kind];
+    swap_slots(kind, where_[kind][b], boundary);
     --p.rows[kind];
-    link_column(kind, pc, i);
-  } else if (!was_row && is_row(group)) {  // a new row: out of the list
-    unlink_column(kind, pc, i);
-    p.row_mask[kind] |= std::uint64_t{1} << i;
+    place_column(kind, boundary);
+  } else if (!was_row && is_row(group)) {
+    // A new row goes to the last column's place (the younger columns move down one), and the
+    // boundary moves down onto it.
+    column_to_end(kind, pc, where_[kind][b]);
     ++p.rows[kind];
-  } else if (!is_row(group) && sl.seq != was_seq) {  // a column of another age: moves
-    unlink_column(kind, pc, i);
-    link_column(kind, pc, i);
+  } else if (!is_row(group)) {
+    place_column(kind, where_[kind][b]);
   }
   return c;
 }
 
-void HbmController::link_column(int kind, std::uint32_t pc, std::uint32_t i) {
-  Slot* const sl = slots_[kind].data() + pc * dev_.banks_per_pc();
-  PcState& p = pc_[pc];
-  const std::uint32_t seq = sl[i].seq;
-  std::uint8_t older = p.col_tail[kind];  // ages are unique: the first older from the end
-  while (older != kEnd && sl[older].seq > seq) older = sl[older].prev;
-  const std::uint8_t younger = older == kEnd ? p.col_head[kind] : sl[older].next;
-  sl[i].prev = older;
-  sl[i].next = younger;
-  (older == kEnd ? p.col_head[kind] : sl[older].next) = static_cast<std::uint8_t>(i);
-  (younger == kEnd ? p.col_tail[kind] : sl[younger].prev) = static_cast<std::uint8_t>(i);
+void HbmController::place_column(int kind, std::uint32_t pos) {
+  Slot* sl = slots_[kind].data();
+  std::uint32_t* where = where_[kind].data();
+  const std::uint32_t pc = dev_.pc_of(pos);  // (slots are laid out as banks are)
+  const PcState& p = pc_[pc];
+  const std::uint32_t base = pc * dev_.banks_per_pc();
+  const std::uint32_t end = base + p.active[kind] - p.rows[kind];
+  const Slot s = sl[pos];
+  for (; pos > base && sl[pos - 1].seq > s.seq; --pos) {
+    sl[pos] = sl[pos - 1];
+    where[sl[pos].bank] = pos;
+  }
+  for (; pos + 1 < end && sl[pos + 1].seq < s.seq; ++pos) {
+    sl[pos] = sl[pos + 1];
+    where[sl[pos].bank] = pos;
+  }
+  sl[pos] = s;
+  where[s.bank] = pos;
 }
 
-void HbmController::unlink_column(int kind, std::uint32_t pc, std::uint32_t i) {
-  Slot* const sl = slots_[kind].data() + pc * dev_.banks_per_pc();
-  PcState& p = pc_[pc];
-  const std::uint8_t older = sl[i].prev, younger = sl[i].next;
-  (older == kEnd ? p.col_head[kind] : sl[older].next) = younger;
-  (younger == kEnd ? p.col_tail[kind] : sl[younger].prev) = older;
+std::uint32_t HbmController::column_to_end(int kind, std::uint32_t pc, std::uint32_t pos) {
+  Slot* sl = slots_[kind].data();
+  std::uint32_t* where = where_[kind].data();
+  const PcState& p = pc_[pc];
+  const std::uint32_t end = pc * dev_.banks_per_pc() + p.active[kind] - p.rows[kind];
+  const Slot s = sl[pos];
+  for (; pos + 1 < end; ++pos) {
+    sl[pos] = sl[pos + 1];
+    where[sl[pos].bank] = pos;
+  }
+  sl[pos] = s;
+  where[s.bank] = pos;
+  return pos;
+}
+
+void HbmController::move_slot(int kind, std::uint32_t to, std::uint32_t from) {
+  if (to == from) return;
+  Slot* sl = slots_[kind].data();
+  sl[to] = sl[from];
+  where_[kind][sl[to].bank] = to;
+}
+
+void HbmController::swap_slots(int kind, std::uint32_t a, std::uint32_t b) {
+  if (a == b) return;
+  Slot* sl = slots_[kind].data();
+  std::swap(sl[a], sl[b]);
+  where_[kind][sl[a].bank] = a;
+  where_[kind][sl[b].bank] = b;
 }
 
 bool HbmController::other_hit(std::uint32_t b, std::uint32_t row, std::uint32_t except) const {
@@ -190,17 +226,19 @@ void HbmController::unlink(int kind, std::uint32_t b, std::uint32_t idx) {
   const std::uint32_t nxt = pool_[idx].next;
   (prev == kNone ? head_[kind][b] : pool_[prev].next) = nxt;
   if (tail_[kind][b] == idx) tail_[kind][b] = prev;
-  if (head_[kind][b] == kNone) {  // the bank leaves the active slots
+  if (head_[kind][b] == kNone) {  // the bank leaves the active list
     const std::uint32_t pc = dev_.pc_of(b);
     PcState& p = pc_[pc];
-    const std::uint32_t i = b & (dev_.banks_per_pc() - 1);
-    if (is_row(slots_[kind][b].group)) {
-      p.row_mask[kind] &= ~(std::uint64_t{1} << i);
+    const std::uint32_t pos = where_[kind][b];
+    const std::uint32_t base = pc * dev_.banks_per_pc();
+    if (is_row(slots_[kind][pos].group)) {  // the last row fills its place
       --p.rows[kind];
-    } else {
-      unlink_column(kind, pc, i);
+      move_slot(kind, pos, base + --p.active[kind]);
+    } else {  // the younger columns move down one (age order), the last row to the last column
+      const std::uint32_t last_col = column_to_end(kind, pc, pos);
+      move_slot(kind, last_col, base + --p.active[kind]);
     }
-    --p.active[kind];
+    where_[kind][b] = kNone;
   }
   pool_[idx].next = free_;
   free_ = idx;
@@ -246,33 +284,17 @@ void HbmController::issue_refresh(std::uint32_t pc, Cycle t) {
 }
 
 bool HbmController::slots_consistent() const {
-  const std::uint32_t per = dev_.banks_per_pc();
   for (std::uint32_t pc = 0; pc < dev_.pcs(); ++pc) {
     for (int k = 0; k < 2; ++k) {
       const PcState& p = pc_[pc];
-      const Slot* sl = slots_[k].data() + pc * per;
-      std::uint64_t cols = 0;  // the list's banks
-      std::uint32_t n = 0;
-      std::uint8_t prev = kEnd;
-      for (std::uint8_t i = p.col_head[k]; i != kEnd; prev = i, i = sl[i].next) {
-        if (i >= per || (cols >> i & 1) || sl[i].prev != prev || is_row(sl[i].group)) return false;
-        if (prev != kEnd && sl[prev].seq >= sl[i].seq) return false;
-        cols |= std::uint64_t{1} << i;
-        ++n;
-      }
-      if (p.col_tail[k] != prev || (cols & p.row_mask[k])) return false;
-      if (static_cast<std::uint32_t>(__builtin_popcountll(p.row_mask[k])) != p.rows[k])
-        return false;
-      if (n + p.rows[k] != p.active[k]) return false;
-      for (std::uint32_t i = 0; i < per; ++i) {
-        const std::uint32_t b = pc * per + i;
-        const bool active = head_[k][b] != kNone;
-        const bool row = p.row_mask[k] >> i & 1;
-        if (active != ((cols >> i & 1) || row)) return false;
-        if (!active) continue;
-        if (row && !is_row(sl[i].group)) return false;
-        const Cached& c = cache_[k][b];
-        if (c.req != kNoReq && pool_[c.req].seq != sl[i].seq) return false;
+      const std::uint32_t base = pc * dev_.banks_per_pc(), n = p.active[k];
+      const std::uint32_t ncols = n - p.rows[k];
+      for (std::uint32_t i = base; i < base + n; ++i) {
+        const Slot& s = slots_[k][i];
+        if (where_[k][s.bank] != i || is_row(s.group) != (i >= base + ncols)) return false;
+        if (i > base && i < base + ncols && slots_[k][i - 1].seq >= s.seq) return false;
+        const Cached& c = cache_[k][s.bank];
+        if (c.req != kNoReq && pool_[c.req].seq != s.seq) return false;
       }
     }
   }

@@ -125,9 +125,9 @@ class HbmController {
   std::uint64_t fast_decisions() const { return early_stops_ + row_skips_; }
   std::uint64_t early_stops() const { return early_stops_; }
   std::uint64_t row_skips() const { return row_skips_; }
-  /// The candidate slots' invariants (for tests): each PC's column list linked both ways in
-  /// strict age order, holding exactly its active banks with a column candidate, the row mask
-  /// exactly those with a row candidate, and every valid candidate's age in its slot.
+  /// The candidate slots' invariants (for tests): each PC's column slots in strict age order
+  /// before its row slots, where_ pointing at them, and every valid candidate's age in its
+  /// slot.
   bool slots_consistent() const;
 
  private:
@@ -147,14 +147,12 @@ class HbmController {
     HbmCommand cmd = HbmCommand::kAct;
   };
 
-  static constexpr std::uint8_t kEnd = 0xff;  // the end of a column list
-  /// An active bank's candidate as the decision's scan reads it (16 bytes, at the bank's index,
-  /// a PC's contiguous), and its links in its PC's column list.
+  /// An active bank's candidate as the decision's scan reads it (16 bytes, a PC's contiguous).
   struct Slot {
     Cycle term;           // the bank's own earliest cycle for its candidate
     std::uint32_t seq;    // age of the request the candidate serves
     std::uint16_t group;  // its bank-group term: group_terms()[group]; & 3: its GroupSlot
-    std::uint8_t next = kEnd, prev = kEnd;  // column list: younger, older (bank within the PC)
+    std::uint16_t bank;
   };
   struct Done {
     Cycle at;
@@ -168,11 +166,7 @@ class HbmController {
     std::uint64_t stale[2] = {0, 0};   // banks (bit: bank within the PC) whose candidate of
                                        // that kind must be recomputed
     std::uint32_t active[2] = {0, 0};  // banks with requests of each kind (their slots)
-    std::uint32_t rows[2] = {0, 0};    // how many of those slots hold a row command
-    // Per kind: the active slots holding a column command, linked oldest first (their first
-    // and last bank within the PC), and those holding a row command (bit: bank within the PC).
-    std::uint8_t col_head[2] = {kEnd, kEnd}, col_tail[2] = {kEnd, kEnd};
-    std::uint64_t row_mask[2] = {0, 0};
+    std::uint32_t rows[2] = {0, 0};    // how many of those slots hold a row command (the last)
     // Fast path: for each kind, the cycles the waiting row candidates (activates, precharges)
     // were ready at when last scanned, and their minimum (0: scan them). A candidate's terms
     // only grow while it stands, so none is ready before these; recompute() resets them when a
@@ -223,10 +217,12 @@ class HbmController {
         return dev_.column_ready(b, is_write(c.cmd));
     }
   }
-  /// Links slot `i` (a bank within `pc`) into the column list of `kind` at its age (found
-  /// from the youngest end), or takes it out.
-  void link_column(int kind, std::uint32_t pc, std::uint32_t i);
-  void unlink_column(int kind, std::uint32_t pc, std::uint32_t i);
+  /// Keeps the column slots of `kind` of bank `b`'s pseudo-channel in age order after the
+  /// slot at `pos` (a column) got a new age: moves it to its place, shifting the others.
+  void place_column(int kind, std::uint32_t pos);
+  /// Moves the column slot at `pos` to the last column position, shifting the younger ones
+  /// down (their order kept); returns that position.
+  std::uint32_t column_to_end(int kind, std::uint32_t pc, std::uint32_t pos);
   template <int kind>
   [[gnu::always_inline]] void issue_column(std::uint32_t bank, Cycle t);
   /// Its last burst issued (data over the bus at `end`): request `idx` leaves bank `b`.
@@ -236,6 +232,10 @@ class HbmController {
   void issue_refresh(std::uint32_t pc, Cycle t);
   bool other_hit(std::uint32_t b, std::uint32_t row, std::uint32_t except) const;
   void unlink(int kind, std::uint32_t b, std::uint32_t idx);
+  /// Slot `from` of kind `kind` to position `to` (nothing when they are the same), keeping
+  /// where_ up to date; swap_slots exchanges two.
+  void move_slot(int kind, std::uint32_t to, std::uint32_t from);
+  void swap_slots(int kind, std::uint32_t a, std::uint32_t b);
   Cached& entry(int kind, std::uint32_t b) { return cache_[kind][b]; }
   /// Marks both candidates of bank `b` stale.
   void invalidate(std::uint32_t b) {
@@ -273,8 +273,10 @@ class HbmController {
   std::vector<Request> pool_;
   std::uint32_t free_ = kNone;
   std::vector<std::uint32_t> head_[2], tail_[2];  // per bank, per kind (0 read, 1 write)
-  // Per kind, per bank: its slot, used while the bank has requests of that kind (PcState lists
-  // the columns in age order and the rows as a mask).
+  std::vector<std::uint32_t> where_[2];           // per bank: its slot among its PC's active
+  // Per kind: banks_per_pc slots per PC, the first `active` used: the column commands in age
+  // order (oldest first), then the `rows` row commands in any order (recompute, enqueue and
+  // unlink keep that order).
   std::vector<Slot> slots_[2];
   std::vector<Cached> cache_[2];  // per bank: its candidate for each kind
   std::vector<PcState> pc_;

@@ -29,8 +29,8 @@ inline void HbmController::issue_column(std::uint32_t b, Cycle t) {
   // command moves only the bank's precharge term); a precharge gets the new one.
   const Cached& other = cache_[1 - kind][b];
   if (other.req != kNoReq && !is_column(other.cmd)) {
-    if (other.cmd == HbmCommand::kPre && head_[1 - kind][b] != kNone)
-      slots_[1 - kind][b].term = dev_.pre_bank(b);
+    if (other.cmd == HbmCommand::kPre && where_[1 - kind][b] != kNone)
+      slots_[1 - kind][where_[1 - kind][b]].term = dev_.pre_bank(b);
     else
       invalidate(1 - kind, b);
   }
@@ -67,15 +67,15 @@ void HbmController::decide_lean(std::uint32_t pc, Cycle t, Cycle due) {
   constexpr bool w = kind != 0;
   if (p.stale[kind]) refresh_stale(pc, kind);
   const Cycle* gt = dev_.group_terms();
-  const std::uint32_t base = pc * dev_.banks_per_pc();
-  const Slot* slot = slots_[kind].data() + base;
+  const Slot* slot = slots_[kind].data() + pc * dev_.banks_per_pc();
+  const std::uint32_t n = p.active[kind], ncols = n - p.rows[kind];
   // Columns, oldest first: the first ready one is the pick; a second ready one lost the bus.
   std::uint32_t i_col = kNone;
   bool col_lost = false;
   Cycle wait_col = dev_.column_shared(pc, w);
   if (wait_col <= t) {
     Cycle later = kNever;
-    for (std::uint32_t i = p.col_head[kind]; i != kEnd; i = slot[i].next) {
+    for (std::uint32_t i = 0; i < ncols; ++i) {
       const Slot& c = slot[i];
       const Cycle r = cmax(c.term, gt[c.group]);
       if (r > t) {
@@ -104,8 +104,7 @@ void HbmController::decide_lean(std::uint32_t pc, Cycle t, Cycle due) {
     Cycle waiting[2] = {kNever, kNever};
     const Cycle pc_term[2] = {dev_.act_shared(pc), dev_.row_bus()};
     std::uint32_t row_seq = kNone;
-    for (std::uint64_t m = p.row_mask[kind]; m; m &= m - 1) {
-      const auto i = static_cast<std::uint32_t>(__builtin_ctzll(m));
+    for (std::uint32_t i = ncols; i < n; ++i) {
       const Slot& c = slot[i];
       const std::uint32_t s = c.group & 3;  // kGroupAct or kGroupNone (a precharge)
       const Cycle r = cmax(cmax(c.term, pc_term[s]), gt[c.group]);
@@ -120,8 +119,8 @@ void HbmController::decide_lean(std::uint32_t pc, Cycle t, Cycle due) {
     wait_act = waiting[0];
     wait_pre = waiting[1];
   }
-  const std::uint32_t col_bank = i_col == kNone ? kNone : base + i_col;
-  const std::uint32_t row_bank = i_row == kNone ? kNone : base + i_row;
+  const std::uint32_t col_bank = i_col == kNone ? kNone : slot[i_col].bank;
+  const std::uint32_t row_bank = i_row == kNone ? kNone : slot[i_row].bank;
   if (col_bank != kNone) issue_column<kind>(col_bank, t);
   if (row_bank != kNone) issue_row(kind, row_bank, t);
   const Cycle act = dev_.act_shared(pc), row = dev_.row_bus(), col = dev_.column_shared(pc, w);
@@ -188,9 +187,9 @@ void HbmController::decide_full(std::uint32_t pc, Cycle t) {
   // Indexed by the group term's slot (GroupSlot: activate, none = precharge, read, write).
   const Cycle col_term = dev_.column_shared(pc, w);
   const Cycle* gt = dev_.group_terms();
+  const std::uint32_t n = p.active[kind];
   if (p.stale[kind]) refresh_stale(pc, kind);  // the scan below only reads
-  const std::uint32_t base = pc * dev_.banks_per_pc();
-  const Slot* slot = slots_[kind].data() + base;
+  const Slot* slot = slots_[kind].data() + pc * dev_.banks_per_pc();
   // The scan over the candidates (the policy: hbm_scheduler.h). Ages are unique, so the picks do
   // not depend on the order of the slots.
   std::uint32_t i_col = kNone, i_row = kNone;
@@ -205,17 +204,12 @@ void HbmController::decide_full(std::uint32_t pc, Cycle t) {
     // FCFS: only the oldest request may advance.
     const Cycle pc_term[4] = {dev_.act_shared(pc), dev_.row_bus(), col_term, col_term};
     std::uint64_t old = ~std::uint64_t{0};
-    for (std::uint32_t i = p.col_head[kind]; i != kEnd; i = slot[i].next) {
-      const std::uint64_t k = std::uint64_t{slot[i].seq} << 32 | i;
-      old = k < old ? k : old;
-    }
-    for (std::uint64_t m = p.row_mask[kind]; m; m &= m - 1) {
-      const auto i = static_cast<std::uint32_t>(__builtin_ctzll(m));
+    for (std::uint32_t i = 0; i < n; ++i) {
       const std::uint64_t k = std::uint64_t{slot[i].seq} << 32 | i;
       old = k < old ? k : old;
     }
     Cycle old_ready = kNever;
-    if (p.active[kind]) {
+    if (n) {
       const auto i = static_cast<std::uint32_t>(old);
       const Slot& c = slot[i];
       old_ready = cmax(cmax(c.term, pc_term[c.group & 3]), gt[c.group]);
@@ -225,12 +219,13 @@ void HbmController::decide_full(std::uint32_t pc, Cycle t) {
       next = kNever;
     }
   } else {
-    // The column commands are listed in age order, the row commands in a mask. With the
+    // The slots hold the column commands first, in age order, then the row commands. With the
     // column terms ahead no column is ready: they bound the next decision (the waiting
     // columns' exact term can only be later; a decision before it changes nothing). Otherwise
     // the fast path walks the columns oldest first: the first ready one is the pick, and at a
     // second ready one (it lost the bus, so `next` is bounded by the column terms) it stops.
     // The reference scans them all, branch-free (the picks do not depend on their order).
+    const std::uint32_t ncols = n - p.rows[kind];
     const bool fast = fast_ && hits_first_;
     if (fast && col_term > t) {
       waiting[HbmDevice::kGroupRd] = col_term;
@@ -239,7 +234,7 @@ void HbmController::decide_full(std::uint32_t pc, Cycle t) {
       // decision takes the larger of `later` and the column terms after the pick, never less
       // than col_term.)
       Cycle later = kNever;
-      for (std::uint32_t i = p.col_head[kind]; i != kEnd; i = slot[i].next) {
+      for (std::uint32_t i = 0; i < ncols; ++i) {
         const Slot& c = slot[i];
         const Cycle r = cmax(c.term, gt[c.group]);
         if (r > t) {
@@ -259,7 +254,7 @@ void HbmController::decide_full(std::uint32_t pc, Cycle t) {
       std::uint64_t col = kNo;
       std::uint32_t ncol = 0;
       std::uint64_t later = kNever;
-      for (std::uint32_t i = p.col_head[kind]; i != kEnd; i = slot[i].next) {
+      for (std::uint32_t i = 0; i < ncols; ++i) {
         const Slot& c = slot[i];
         const Cycle r = cmax(cmax(c.term, col_term), gt[c.group]);
         const std::uint64_t ready = std::uint64_t{0} - static_cast<std::uint64_t>(r <= t);
@@ -282,8 +277,7 @@ void HbmController::decide_full(std::uint32_t pc, Cycle t) {
     } else {
       const Cycle pc_term[2] = {dev_.act_shared(pc), dev_.row_bus()};
       std::uint32_t row_seq = kNone;
-      for (std::uint64_t m = p.row_mask[kind]; m; m &= m - 1) {
-        const auto i = static_cast<std::uint32_t>(__builtin_ctzll(m));
+      for (std::uint32_t i = ncols; i < n; ++i) {
         const Slot& c = slot[i];
         const std::uint32_t s = c.group & 3;  // kGroupAct or kGroupNone (a precharge)
         const Cycle r = cmax(cmax(c.term, pc_term[s]), gt[c.group]);
@@ -298,9 +292,10 @@ void HbmController::decide_full(std::uint32_t pc, Cycle t) {
       rows_scanned = fast;  // (their bound is kept once the picks have issued)
     }
   }
-  // Issue at most one column and one row command (both banks are read first).
-  const std::uint32_t col_bank = i_col == kNone ? kNone : base + i_col;
-  const std::uint32_t row_bank = i_row == kNone ? kNone : base + i_row;
+  // Issue at most one column and one row command; the column one may unlink a request, which
+  // reorders the active list, so both banks are read first.
+  const std::uint32_t col_bank = i_col == kNone ? kNone : slot[i_col].bank;
+  const std::uint32_t row_bank = i_row == kNone ? kNone : slot[i_row].bank;
   if (col_bank != kNone) {
     if (kind)
       issue_column<1>(col_bank, t);
