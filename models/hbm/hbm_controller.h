@@ -125,6 +125,9 @@ class HbmController {
   std::uint64_t fast_decisions() const { return early_stops_ + row_skips_; }
   std::uint64_t early_stops() const { return early_stops_; }
   std::uint64_t row_skips() const { return row_skips_; }
+  /// Decisions taken by the lean path, per kind served (reads, writes), and by the full one.
+  std::uint64_t lean_decisions(int kind) const { return lean_decisions_[kind]; }
+  std::uint64_t full_decisions() const { return full_decisions_; }
   /// The candidate slots' invariants (for tests): each PC's column slots in strict age order
   /// before its row slots, where_ pointing at them, and every valid candidate's age in its
   /// slot.
@@ -269,6 +272,7 @@ class HbmController {
   bool fast_ = true;
   bool lean_ = false;  // fast_ && hits_first_: decide() may take its lean path
   std::uint64_t early_stops_ = 0, row_skips_ = 0;
+  std::uint64_t lean_decisions_[2] = {0, 0}, full_decisions_ = 0;
 
   std::vector<Request> pool_;
   std::uint32_t free_ = kNone;

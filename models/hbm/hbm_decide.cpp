@@ -58,18 +58,24 @@ void HbmController::decide(std::uint32_t pc, Cycle t) {
     decide_lean<0>(pc, t, due);
 }
 
-// decide_full's FR-FCFS fast path with nothing else in the way, one copy per kind served: the
-// same steps in the same order (its comments say why each is exact), fewer values live across
-// them.
+// FR-FCFS with the fast paths, one copy per kind served (decide_full's reference scan gives the
+// same commands at the same cycles; decide_full's comments say what a candidate's terms are).
 template <int kind>
 void HbmController::decide_lean(std::uint32_t pc, Cycle t, Cycle due) {
   PcState& p = pc_[pc];
   constexpr bool w = kind != 0;
-  if (p.stale[kind]) refresh_stale(pc, kind);
+  ++lean_decisions_[kind];
+  if (p.stale[kind]) refresh_stale(pc, kind);  // the scans below only read
   const Cycle* gt = dev_.group_terms();
   const Slot* slot = slots_[kind].data() + pc * dev_.banks_per_pc();
   const std::uint32_t n = p.active[kind], ncols = n - p.rows[kind];
-  // Columns, oldest first: the first ready one is the pick; a second ready one lost the bus.
+  // The slots hold the column commands first, in age order, then the row commands. With the
+  // column terms ahead no column is ready: they bound the next decision (the waiting columns'
+  // exact term can only be later; a decision before it changes nothing). Otherwise the walk
+  // goes oldest first: the first ready column is the pick, and at a second ready one (it lost
+  // the bus, so `next` is bounded by the column terms) it stops. (The column terms are <= t
+  // there, so they decide nothing; `later` leaves them out too: the next decision takes the
+  // larger of `later` and the column terms after the pick, never less than them.)
   std::uint32_t i_col = kNone;
   bool col_lost = false;
   Cycle wait_col = dev_.column_shared(pc, w);
@@ -89,9 +95,11 @@ void HbmController::decide_lean(std::uint32_t pc, Cycle t, Cycle due) {
       i_col = i;
     }
     early_stops_ += col_lost;
-    wait_col = later;
+    wait_col = later;  // (all of them unless col_lost)
   }
-  // Rows: skipped while none can be ready (row_from), else scanned.
+  // No row candidate is ready before row_from (their terms only grew since they were scanned):
+  // the cycles they were ready at then bound the next decision from below. Else they are
+  // scanned (their bound is kept once the picks have issued).
   std::uint32_t i_row = kNone;
   bool row_lost = false, pre_lost = false;
   Cycle wait_act, wait_pre;
@@ -129,6 +137,9 @@ void HbmController::decide_lean(std::uint32_t pc, Cycle t, Cycle due) {
   if (row_lost) next = std::min(next, pre_lost ? row : act);
   next = std::max(next, t + 1);
   if (rows_scanned) {
+    // The row candidates' bound: the waiting ones' cycles, and for ready ones that lost, the
+    // shared terms the picks raised, as for `next`. The bank whose row command issued has a
+    // new candidate: recompute() clears the bound if it is a row command again.
     if (row_lost) {
       wait_act = std::min(wait_act, act);
       if (pre_lost) wait_pre = std::min(wait_pre, row);
@@ -143,6 +154,8 @@ void HbmController::decide_lean(std::uint32_t pc, Cycle t, Cycle due) {
     next = t + 1;  // the other queue was not scanned
   } else {
     if (col_bank != kNone && head_[kind][col_bank] != kNone) {
+      // A ready column that lost bounds `next` by the column terms already; the bank's
+      // candidate, while it is still a column command, waits for them too.
       const Cached& c = cache_[kind][col_bank];
       if (!col_lost || c.req == kNoReq || !is_column(c.cmd))
         next = std::min(next, ready(candidate(kind, col_bank), col_bank));
@@ -166,8 +179,10 @@ void HbmController::refresh_stale(std::uint32_t pc, int kind) {
   p.stale[kind] = 0;
 }
 
+// Refresh, FCFS, and FR-FCFS with the fast paths off (the reference).
 void HbmController::decide_full(std::uint32_t pc, Cycle t) {
   PcState& p = pc_[pc];
+  ++full_decisions_;
   const Cycle due = refresh_.due(pc);
   // (__builtin_expect: refresh, FCFS and mode changes are rare; their code goes out of line.)
   if (__builtin_expect(due <= t, 0)) p.refreshing = true;
@@ -195,7 +210,6 @@ void HbmController::decide_full(std::uint32_t pc, Cycle t) {
   std::uint32_t i_col = kNone, i_row = kNone;
   bool col_lost = false, row_lost = false;  // FR-FCFS: a ready command is left for later
   bool pre_lost = false;                    // a precharge may be among the ready row commands
-  bool rows_scanned = false;                // the fast path scanned the row candidates
   // The earliest cycle of the waiting candidates per GroupSlot (FR-FCFS): after the picks
   // issue, none of them can issue before that kind's shared term either.
   Cycle waiting[4] = {kNever, kNever, kNever, kNever};
@@ -219,37 +233,10 @@ void HbmController::decide_full(std::uint32_t pc, Cycle t) {
       next = kNever;
     }
   } else {
-    // The slots hold the column commands first, in age order, then the row commands. With the
-    // column terms ahead no column is ready: they bound the next decision (the waiting
-    // columns' exact term can only be later; a decision before it changes nothing). Otherwise
-    // the fast path walks the columns oldest first: the first ready one is the pick, and at a
-    // second ready one (it lost the bus, so `next` is bounded by the column terms) it stops.
-    // The reference scans them all, branch-free (the picks do not depend on their order).
+    // FR-FCFS with the fast paths off (the reference decide_lean is tested against): every
+    // candidate scanned, the columns branch-free (the picks do not depend on their order).
     const std::uint32_t ncols = n - p.rows[kind];
-    const bool fast = fast_ && hits_first_;
-    if (fast && col_term > t) {
-      waiting[HbmDevice::kGroupRd] = col_term;
-    } else if (fast) {
-      // (col_term <= t here, so it decides nothing; `later` leaves it out too: the next
-      // decision takes the larger of `later` and the column terms after the pick, never less
-      // than col_term.)
-      Cycle later = kNever;
-      for (std::uint32_t i = 0; i < ncols; ++i) {
-        const Slot& c = slot[i];
-        const Cycle r = cmax(c.term, gt[c.group]);
-        if (r > t) {
-          later = r < later ? r : later;
-          continue;
-        }
-        if (i_col != kNone) {
-          col_lost = true;
-          break;
-        }
-        i_col = i;
-      }
-      early_stops_ += col_lost;
-      waiting[HbmDevice::kGroupRd] = later;  // (all of them unless col_lost)
-    } else {
+    {  // the columns
       constexpr std::uint64_t kNo = ~std::uint64_t{0};
       std::uint64_t col = kNo;
       std::uint32_t ncol = 0;
@@ -268,13 +255,7 @@ void HbmController::decide_full(std::uint32_t pc, Cycle t) {
       col_lost = ncol > 1;
       waiting[HbmDevice::kGroupRd] = static_cast<Cycle>(later);  // (one kind of column per scan)
     }
-    if (fast && t < p.row_from[kind]) {
-      // No row candidate is ready before row_from (their terms only grew since they were
-      // scanned): the cycles they were ready at then bound the next decision from below.
-      waiting[HbmDevice::kGroupAct] = p.row_wait[kind][0];
-      waiting[HbmDevice::kGroupNone] = p.row_wait[kind][1];
-      row_skips_ += p.rows[kind] != 0;
-    } else {
+    {  // the rows
       const Cycle pc_term[2] = {dev_.act_shared(pc), dev_.row_bus()};
       std::uint32_t row_seq = kNone;
       for (std::uint32_t i = ncols; i < n; ++i) {
@@ -289,7 +270,6 @@ void HbmController::decide_full(std::uint32_t pc, Cycle t) {
         pre_lost |= s == HbmDevice::kGroupNone;
         if (c.seq < row_seq) row_seq = c.seq, i_row = i;
       }
-      rows_scanned = fast;  // (their bound is kept once the picks have issued)
     }
   }
   // Issue at most one column and one row command; the column one may unlink a request, which
@@ -316,19 +296,6 @@ void HbmController::decide_full(std::uint32_t pc, Cycle t) {
     // the row bus); a precharge only for the row bus.
     if (row_lost) next = std::min(next, pre_lost ? row : act);
     next = std::max(next, t + 1);
-    if (rows_scanned) {
-      // The row candidates' bound: the waiting ones' cycles, and for ready ones that lost, the
-      // shared terms the picks raised, as for `next`. The bank whose row command issued has a
-      // new candidate: recompute() clears the bound if it is a row command again.
-      Cycle w0 = waiting[HbmDevice::kGroupAct], w1 = waiting[HbmDevice::kGroupNone];
-      if (row_lost) {
-        w0 = std::min(w0, act);
-        if (pre_lost) w1 = std::min(w1, row);
-      }
-      p.row_wait[kind][0] = w0;
-      p.row_wait[kind][1] = w1;
-      p.row_from[kind] = std::min(w0, w1);
-    }
   }
   next = std::min(due, next);
   if (space_freed_) update_mode(pc);
