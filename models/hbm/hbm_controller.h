@@ -20,16 +20,34 @@
 
 namespace systole::models {
 
+/// The bursts issued for the requests of one tag, as a controller counts them for its client.
+struct HbmBurstTally {
+  std::uint64_t issued = 0;     ///< bursts issued
+  Cycle last_end = 0;           ///< the latest cycle their data crossed the bus
+  std::uint64_t notify_at = 0;  ///< the client's on_tally() runs when `issued` reaches this
+};
+
 /// Receives what a controller does to the requests it was given (identified by their tag).
 class HbmControllerClient {
  public:
   virtual ~HbmControllerClient() = default;
-  /// A column command of request `tag` issued; its data has crossed the bus at `data_end`.
-  virtual void on_burst(std::uint32_t tag, Cycle data_end) = 0;
+  /// A column command of request `tag` issued; its data has crossed the bus at `data_end`:
+  /// counted in the tag's tally inline (once per burst), the client told at its notify_at.
+  void on_burst(std::uint32_t tag, Cycle data_end) {
+    HbmBurstTally& b = tallies_[tag];
+    ++b.issued;
+    b.last_end = cmax(b.last_end, data_end);
+    if (b.issued >= b.notify_at) on_tally(tag);
+  }
   /// The last data of request `tag` crossed the bus at `t` (the request is complete).
   virtual void on_request_done(std::uint32_t tag, Cycle t) = 0;
   /// A queue slot of pseudo-channel `pc` of channel `channel` was freed at `t`.
   virtual void on_space(std::uint32_t channel, std::uint32_t pc, Cycle t) = 0;
+
+ protected:
+  /// The tally of `tag` reached its notify_at.
+  virtual void on_tally(std::uint32_t tag) = 0;
+  std::vector<HbmBurstTally> tallies_;  // by tag, sized by the client
 };
 
 /// A request entering a controller: `bursts` column accesses from column `col` of one row.
@@ -67,6 +85,11 @@ class HbmController {
     }
     next_decide_ = d;
   }
+  /// Every decision due before `limit`, in cycle order, when no request arrives before it (the
+  /// cycles decide_due would be called at, one after the other).
+  void decide_before(Cycle limit) {
+    for (Cycle t = next_decide_; t < limit; t = next_decide_) decide_due(t);
+  }
   /// The next cycle a decision is due (kNever: none) and the next completion.
   Cycle next_decide() const { return next_decide_; }
   Cycle next_done() const {
@@ -93,12 +116,18 @@ class HbmController {
   void set_log(std::vector<HbmIssued>* log) { log_ = log; }
   /// With false, every decision takes the full scan over the candidates (the reference the
   /// fast paths are tested against: the same commands at the same cycles).
-  void set_fast(bool fast) { fast_ = fast; }
+  void set_fast(bool fast) {
+    fast_ = fast;
+    lean_ = fast_ && hits_first_;
+  }
   /// Decisions the fast paths shortened, for the equality tests: the column scan stopped at
   /// the second ready column (early_stops), the row candidates were not scanned (row_skips).
   std::uint64_t fast_decisions() const { return early_stops_ + row_skips_; }
   std::uint64_t early_stops() const { return early_stops_; }
   std::uint64_t row_skips() const { return row_skips_; }
+  /// Decisions taken by the lean path, per kind served (reads, writes), and by the full one.
+  std::uint64_t lean_decisions(int kind) const { return lean_decisions_[kind]; }
+  std::uint64_t full_decisions() const { return full_decisions_; }
   /// The candidate slots' invariants (for tests): each PC's column slots in strict age order
   /// before its row slots, where_ pointing at them, and every valid candidate's age in its
   /// slot.
@@ -149,7 +178,14 @@ class HbmController {
     Cycle row_from[2] = {0, 0};
   };
 
+  /// The decision of `pc` due by `t` (hbm_decide.cpp): the common case (FR-FCFS, fast paths
+  /// on, no refresh due) on a lean path, the rest on decide_full.
   void decide(std::uint32_t pc, Cycle t);
+  [[gnu::noinline]] void decide_full(std::uint32_t pc, Cycle t);
+  template <int kind>
+  void decide_lean(std::uint32_t pc, Cycle t, Cycle due);
+  /// Recomputes the stale candidates of `kind` of `pc` (before a decision reads the slots).
+  void refresh_stale(std::uint32_t pc, int kind);
   /// A decision of `pc` is due by `t`.
   void bring_forward(std::uint32_t pc, Cycle t) {
     decide_at_[pc] = std::min(decide_at_[pc], t);
@@ -190,7 +226,8 @@ class HbmController {
   /// Moves the column slot at `pos` to the last column position, shifting the younger ones
   /// down (their order kept); returns that position.
   std::uint32_t column_to_end(int kind, std::uint32_t pc, std::uint32_t pos);
-  void issue_column(int kind, std::uint32_t bank, Cycle t);
+  template <int kind>
+  [[gnu::always_inline]] void issue_column(std::uint32_t bank, Cycle t);
   /// Its last burst issued (data over the bus at `end`): request `idx` leaves bank `b`.
   [[gnu::noinline]] void finish_request(int kind, std::uint32_t b, std::uint32_t idx, Cycle end,
                                         Cycle t);
@@ -233,7 +270,9 @@ class HbmController {
   std::uint32_t drain_high_, drain_low_;
   bool hits_first_;
   bool fast_ = true;
+  bool lean_ = false;  // fast_ && hits_first_: decide() may take its lean path
   std::uint64_t early_stops_ = 0, row_skips_ = 0;
+  std::uint64_t lean_decisions_[2] = {0, 0}, full_decisions_ = 0;
 
   std::vector<Request> pool_;
   std::uint32_t free_ = kNone;

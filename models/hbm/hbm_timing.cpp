@@ -21,14 +21,12 @@ struct HbmTiming::Transfer {
   std::uint64_t off = 0;
   bool generated = false;  // every request has been generated
   // Progress.
-  std::uint64_t outstanding = 0;  // requests issued, not complete
-  std::uint64_t bursts_made = 0, bursts_issued = 0, bursts_floor = 0;
-  Cycle last_data_end = 0;
+  std::uint64_t outstanding = 0;                    // requests issued, not complete
+  std::uint64_t bursts_made = 0, bursts_floor = 0;  // (bursts issued: tallies_[its slot])
   // Its term of the completion bound (rekey): in bound_fixed_ once its last burst issued, else
   // in bound_pending_ (by `spread`, see next_completion_bound).
   bool fixed = false;
   Cycle spread = -1;
-  std::uint64_t rekey_issued = 0;  // its key changes when bursts_issued reaches this
 };
 
 struct HbmTiming::Port {
@@ -115,11 +113,13 @@ void HbmTiming::start_transfer(std::uint32_t port, const DmaDescriptor& d, bool 
   if (slot == ~0u) {
     slot = static_cast<std::uint32_t>(xfers_.size());
     xfers_.emplace_back();
+    tallies_.emplace_back();
   } else {
     free_xfer_ = xfers_[slot].next_free;
   }
   Transfer& x = xfers_[slot];
   x = Transfer{};
+  tallies_[slot] = HbmBurstTally{};
   x.desc = d;
   x.is_gather = !gather.empty();
   x.gather = std::move(gather);
@@ -232,13 +232,6 @@ void HbmTiming::route(std::uint32_t ch, const HbmRequestIn& r, Cycle t) {
   } else {
     in.push_back(r);
   }
-}
-
-void HbmTiming::on_burst(std::uint32_t tag, Cycle data_end) {
-  Transfer& x = xfers_[tag];
-  ++x.bursts_issued;
-  x.last_data_end = std::max(x.last_data_end, data_end);
-  if (x.bursts_issued >= x.rekey_issued) rekey(tag);
 }
 
 void HbmTiming::on_request_done(std::uint32_t tag, Cycle t) {
@@ -366,9 +359,11 @@ Cycle HbmTiming::run_window(Cycle from, Cycle to, bool until_idle) {
     const Arrival* a = arr.data();
     const Arrival* const end = a + arr.size();
     for (;;) {
-      Cycle t = ctl.next_decide();
-      if (a != end) t = std::min(t, a->at);
-      if (t >= to) break;
+      // The decisions before the next arrival, then the arrival's cycle: its requests before or
+      // after that cycle's first pass, as the sweep gives them.
+      ctl.decide_before(a != end ? std::min(a->at, to) : to);
+      if (a == end || a->at >= to) break;
+      const Cycle t = a->at;
       for (; a != end && a->at == t && !a->after; ++a) route(c, a->r, t);
       ctl.decide_due(t);
       for (; a != end && a->at == t; ++a) route(c, a->r, t);
@@ -417,13 +412,14 @@ std::vector<HbmCompletion> HbmTiming::take_completed() {
 
 void HbmTiming::rekey(std::uint32_t slot) {
   Transfer& x = xfers_[slot];
+  HbmBurstTally& tally = tallies_[slot];
   if (x.fixed) return;  // its last burst issued: nothing changes it any more
   const std::uint64_t made = x.generated ? x.bursts_made : std::max(x.bursts_made, x.bursts_floor);
-  const std::uint64_t left = made - std::min(made, x.bursts_issued);
+  const std::uint64_t left = made - std::min(made, tally.issued);
   if (left == 0 && x.generated) {
     x.fixed = true;
     bound_pending_.erase(slot);
-    bound_fixed_.set(slot, x.last_data_end + ports_[x.port].latency);
+    bound_fixed_.set(slot, tally.last_end + ports_[x.port].latency);
     return;
   }
   // spread = (max(left, 1) - 1) x tBL / pseudo-channels, as the scan computes it.
@@ -441,7 +437,7 @@ void HbmTiming::rekey(std::uint32_t slot) {
     steps = left - (spread * total_pcs_ + bl - 1) / bl;
   else if (x.generated)
     steps = left;
-  x.rekey_issued = x.bursts_issued + steps;
+  tally.notify_at = tally.issued + steps;
 }
 
 Cycle HbmTiming::next_completion_bound() const {
@@ -463,18 +459,20 @@ Cycle HbmTiming::completion_bound_by_scan() const {
   if (active_ == 0) return kNever;
   const HbmTimingParams& tp = ctl_[0]->device().timing();
   Cycle best = kNever;
-  for (const Transfer& x : xfers_) {
+  for (std::size_t slot = 0; slot < xfers_.size(); ++slot) {
+    const Transfer& x = xfers_[slot];
     if (!x.live) continue;
+    const HbmBurstTally& tally = tallies_[slot];
     const std::uint64_t made =
         x.generated ? x.bursts_made : std::max(x.bursts_made, x.bursts_floor);
-    const std::uint64_t left = made - std::min(made, x.bursts_issued);
+    const std::uint64_t left = made - std::min(made, tally.issued);
     Cycle b;
     if (left == 0 && x.generated) {
-      b = x.last_data_end;
+      b = tally.last_end;
     } else {
       const Cycle spread = static_cast<Cycle>((std::max<std::uint64_t>(left, 1) - 1) *
                                               static_cast<std::uint64_t>(tp.bl) / total_pcs_);
-      b = std::max(x.last_data_end, now_ + 1 + spread + (x.write ? tp.cwl : tp.cl) + tp.bl);
+      b = std::max(tally.last_end, now_ + 1 + spread + (x.write ? tp.cwl : tp.cl) + tp.bl);
     }
     // Its last response is back its port's latency after its last data crossed the bus.
     best = std::min(best, std::max(b + ports_[x.port].latency, now_ + 1));

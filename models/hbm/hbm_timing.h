@@ -86,9 +86,11 @@ class HbmTiming : public HbmControllerClient {
   std::uint64_t requests() const { return requests_; }
 
   // HbmControllerClient
-  void on_burst(std::uint32_t tag, Cycle data_end) override;
   void on_request_done(std::uint32_t tag, Cycle t) override;
   void on_space(std::uint32_t channel, std::uint32_t pc, Cycle t) override;
+
+ protected:
+  void on_tally(std::uint32_t tag) override { rekey(tag); }
 
  private:
   struct Transfer;

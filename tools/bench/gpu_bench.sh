@@ -13,6 +13,9 @@
 # completion bound read off heaps instead of a scan over every transfer, idle channels skipped
 # (models/hbm/README.md "The completion bound"): GEMM 25.1 -> 17.2 s user CPU, FA-3 2.47 ->
 # 2.44 s; results identical. GEMM target still missed.
+# 2026-11-27 (hbmcost, same host, load ~12, one run each): the HBM's lean decision path
+# (models/hbm/README.md "A leaner decision"): GEMM 22.8 -> 21.1 s user CPU, results identical;
+# callgrind on a 2048^3 GEMM 1,251.8 -> 1,193.3 M instructions. GEMM target still missed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-${SYSTOLE_BUILD_DIR:-$here/../../build}}

@@ -44,6 +44,11 @@
 # CPU), the zygote's malloc_trim before forking (the page-table copy 6.6% -> 3.3%) and a direct
 # YAML writer (yaml-cpp's emitter was 8.5%). Bank-level: 9.38 / 9.34 -> 9.04 / 9.14 s CPU.
 #
+# 2026-11-27 (hbmcost, the HBM's lean decision path: models/hbm/README.md "A leaner decision";
+# Release without LTO, the VM shared, load 10-12): 400 points 9.0 / 9.6 / 9.5 -> 8.2 / 9.1 /
+# 9.2 s CPU (the last two pairs interleaved), every point's results identical; callgrind on one
+# 2048^3 point's worker 562.4 -> 476.0 M instructions. Issue 14's target stays missed.
+#
 #   tools/bench/sweep_throughput.sh [build dir] [points: 10000 | 2000 | 400]
 #   SHARDS=100 tools/bench/sweep_throughput.sh ...   # as 100 --shard processes, one after the
 #                                                    # other, into $OUT/results.shard-*-of-100.h5

@@ -37,7 +37,8 @@ struct HbmTrace {
   std::vector<std::tuple<std::size_t, Cycle, HbmCommand, std::uint32_t>> commands;
   std::vector<std::tuple<TransferId, std::uint32_t, Cycle>> completions;
   std::uint64_t fast = 0, long_windows = 0, refreshes = 0;
-  std::uint64_t early = 0, skips = 0;  // HbmController::early_stops, row_skips
+  std::uint64_t early = 0, skips = 0;        // HbmController::early_stops, row_skips
+  std::uint64_t lean[2] = {0, 0}, full = 0;  // HbmController::lean_decisions, full_decisions
 };
 
 /// Logs every command of `h` from its construction on; take() and finish() fill a trace.
@@ -63,6 +64,8 @@ class HbmRecorder {
       out.fast += h_.controller(c).fast_decisions();
       out.early += h_.controller(c).early_stops();
       out.skips += h_.controller(c).row_skips();
+      for (int k = 0; k < 2; ++k) out.lean[k] += h_.controller(c).lean_decisions(k);
+      out.full += h_.controller(c).full_decisions();
     }
     out.long_windows = h_.long_windows();
   }

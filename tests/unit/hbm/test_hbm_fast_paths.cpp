@@ -120,7 +120,9 @@ namespace {
 // Tile-heavy traffic (many banks with queued row hits and pending activates at once, as the
 // TPU's DMA engines make it), advanced in short random steps; after each step the fast run's
 // candidate slots must keep their invariants (HbmController::slots_consistent).
-HbmTrace run_tiles(const HbmConfig& cfg, std::uint64_t seed, bool fast, bool& consistent) {
+// A transfer is a write with probability 1 / `write_in`.
+HbmTrace run_tiles(const HbmConfig& cfg, std::uint64_t seed, bool fast, bool& consistent,
+                   std::uint64_t write_in = 4) {
   Rng rng(seed);
   HbmTiming h(cfg);
   HbmRecorder rec(h);
@@ -139,7 +141,7 @@ HbmTrace run_tiles(const HbmConfig& cfg, std::uint64_t seed, bool fast, bool& co
     const std::uint64_t rows = 16 + rng() % 240, row = 256u << (rng() % 3);
     const std::uint64_t pitch = row * (1 + rng() % 100) + 256 * (rng() % 4);
     const std::uint64_t addr = rng() % (cap / 2 / 256) * 256;
-    h.submit(p, DmaDescriptor::strided(addr, rows, row, pitch), rng() % 4 == 0);
+    h.submit(p, DmaDescriptor::strided(addr, rows, row, pitch), rng() % write_in == 0);
     for (int k = static_cast<int>(rng() % 4); k > 0; --k) {
       t += static_cast<Cycle>(1 + rng() % 400);
       h.advance_to(t);
@@ -183,4 +185,41 @@ TEST_CASE(
                       << " commands");
   CHECK(early * 10 > decisions_cmds);
   CHECK(skips * 10 > decisions_cmds);
+}
+
+TEST_CASE(
+    "HBM lean decisions, reads and write drains, with refreshes between, equal the reference "
+    "scan",
+    "[unit][hbm][golden]") {
+  // HbmController::decide takes its lean path (one copy per kind served) unless a refresh is
+  // due; the reference (set_fast(false)) always takes decide_full's full scan. Half the
+  // transfers write (the queues drain in batches: the write copy runs), and tREFI is short in
+  // half the cases (decisions switch between the paths around each refresh).
+  Rng rng(20261128);
+  std::uint64_t lean[2] = {0, 0}, full = 0, refreshes = 0, commands = 0;
+  for (int i = 0; i < 40; ++i) {
+    HbmConfig cfg = random_config(rng);
+    cfg.scheduler = SchedulerKind::kFrFcfs;  // the lean path is FR-FCFS's
+    cfg.refresh = RefreshKind::kAllBank;
+    if (rng() % 2) cfg.t_refi = 2 * cfg.t_rfc + static_cast<std::int64_t>(rng() % 1000);
+    const std::uint64_t seed = rng();
+    bool ok_ref = true, ok_fast = true;
+    const HbmTrace ref = run_tiles(cfg, seed, false, ok_ref, 2);
+    const HbmTrace got = run_tiles(cfg, seed, true, ok_fast, 2);
+    INFO("case " << i << " seed " << seed << " preset " << hbm_preset_name(cfg.preset));
+    CHECK(ok_fast);
+    CHECK(ref.lean[0] + ref.lean[1] == 0);
+    systole::models::test::check_same(ref, got);
+    for (int k = 0; k < 2; ++k) lean[k] += got.lean[k];
+    full += got.full;
+    refreshes += got.refreshes;
+    commands += got.commands.size();
+  }
+  // Each copy of the lean path, and the full one around refreshes, must have run often.
+  WARN("lean decisions " << lean[0] << " reading, " << lean[1] << " writing; full " << full << "; "
+                         << refreshes << " refreshes in " << commands << " commands");
+  CHECK(lean[0] * 5 > commands);
+  CHECK(lean[1] * 10 > commands);
+  CHECK(full > refreshes);
+  CHECK(refreshes > 1000);  // (thousands of switches between the paths)
 }

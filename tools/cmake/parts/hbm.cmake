@@ -3,7 +3,7 @@
 set(_hbm ${PROJECT_SOURCE_DIR}/models/hbm)
 target_sources(models_timing PRIVATE
   ${_hbm}/hbm_presets.cpp ${_hbm}/hbm_address_map.cpp ${_hbm}/hbm_device.cpp
-  ${_hbm}/hbm_refresh.cpp ${_hbm}/hbm_controller.cpp
+  ${_hbm}/hbm_refresh.cpp ${_hbm}/hbm_controller.cpp ${_hbm}/hbm_decide.cpp
   ${_hbm}/hbm_timing.cpp ${_hbm}/hbm_stats.cpp
   ${PROJECT_SOURCE_DIR}/models/sram/sram_timing.cpp ${PROJECT_SOURCE_DIR}/models/sram/sram_layout.cpp
   ${PROJECT_SOURCE_DIR}/models/link/memory_link_config.cpp)
