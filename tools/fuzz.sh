@@ -37,6 +37,18 @@ export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$here/tests/fuzz/lsan.supp}"
 export HDF5_USE_FILE_LOCKING=FALSE
 mkdir -p "$build/fuzz/artifacts"
 
+# Each fuzz process works in a scratch folder it holds with flock (tests/fuzz/scratch_dir.h).
+# One that dies (a crash, a timeout, the RSS limit: no atexit handler runs) leaves its folder
+# to the next fuzz process; the last one's is removed here, with any other nobody holds.
+remove_orphans() {
+  local d
+  for d in "${TMPDIR:-/tmp}"/systole-fuzz-locked-*; do
+    [ -d "$d" ] || continue
+    flock -n "$d" rm -rf -- "$d" || true
+  done
+}
+trap remove_orphans EXIT
+
 # The frame an ASan/libFuzzer report blames: the first below the sanitizer, libFuzzer, the
 # allocator, the string/memory interceptors and libc. "libhdf5" when it lies inside the HDF5
 # library (not instrumented, not ours); "none" when the input no longer fails; "unattributed"

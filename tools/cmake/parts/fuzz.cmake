@@ -34,6 +34,14 @@ if(SYSTOLE_BUILD_TESTS)
     LINKS sim_config workloads
     LABELS unit)
 
+  # The fuzz targets' scratch folders (tests/fuzz/scratch_dir.h), in the ordinary build.
+  systole_test(fuzz_scratch_unit_tests
+    SOURCES ${PROJECT_SOURCE_DIR}/tests/unit/reliability/test_fuzz_scratch.cpp
+    LINKS sim_core
+    LABELS unit)
+  target_compile_definitions(fuzz_scratch_unit_tests PRIVATE
+    SYSTOLE_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+
   systole_test(bad_inputs_e2e_tests
     SOURCES ${PROJECT_SOURCE_DIR}/tests/e2e/test_bad_inputs.cpp
     LINKS sim_core
