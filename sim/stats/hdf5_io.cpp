@@ -640,6 +640,9 @@ Trace read_trace(hid_t point) {
       e.src = e.dst = 0;
       e.instance = 0;
     }
+  // Readers index the names by these fields; a trace stores a field as a plain integer only
+  // when it has no names (make_enum), and then it can have no events.
+  check_events(tr);
   return tr;
 }
 

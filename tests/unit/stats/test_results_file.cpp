@@ -533,3 +533,19 @@ TEST_CASE("a numeric attribute holding several values is a ConfigError", "[stats
     CHECK(std::string(e.what()).find("2 values where one belongs") != std::string::npos);
   }
 }
+
+// tests/data/fuzz/results_trace_plain_units.h5: tests/fuzz/corpus/results/one_point_trace with
+// the trace rewritten (h5py) with plain integer unit, kind and place fields, its events kept.
+// read_trace returned events whose unit had no name, and systole-trace stopped on
+// std::out_of_range (an internal error, exit 1). The reader now checks them as the writer does.
+TEST_CASE("a trace whose events name no unit is a ConfigError", "[stats][hdf5]") {
+  const std::string path =
+      systole::test::source_dir() + "/tests/data/fuzz/results_trace_plain_units.h5";
+  try {
+    (void)read_points(path);
+    FAIL("read_points accepted trace events without unit names");
+  } catch (const systole::ConfigError& e) {
+    CHECK(std::string(e.what()).find("trace event 0: unit 4 / kind 0 / places 1, 2 out of range "
+                                     "(0 units, 0 kinds, 0 places)") != std::string::npos);
+  }
+}
