@@ -168,6 +168,24 @@ void attr_u64(hid_t obj, const char* name, std::uint64_t v) {
   write_attr(obj, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, scalar_space(), &v);
 }
 
+namespace {
+
+/// A buffer for `n` elements of `element` bytes read from dataset (or attribute) `ds`, checked
+/// first against the file: deflate expands at most ~1032x, so no dataset of a file holds more
+/// than 1100x the file's bytes; a corrupt dataspace claiming more (found by fuzzing: 2^36 to
+/// 2^62 bytes) is an error, not an allocation.
+void check_size(hid_t ds, hssize_t n, size_t element, const std::string& what) {
+  Hid file = own(H5Iget_file_id(ds), what);
+  hsize_t bytes = 0;
+  check(H5Fget_filesize(file, &bytes), what);
+  const long double want = static_cast<long double>(n) * static_cast<long double>(element);
+  if (want > 1100.0L * static_cast<long double>(bytes) + 65536.0L)
+    throw H5Failure(fmt::format("{}: its size is corrupt ({} elements of {} B in a {} B file)",
+                                what, n, element, bytes));
+}
+
+}  // namespace
+
 /// All strings of a string attribute or dataset, fixed or variable length, any shape.
 std::vector<std::string> read_strings(hid_t id, bool attr, const std::string& what) {
   Hid ftype = own(attr ? H5Aget_type(id) : H5Dget_type(id), what);
@@ -181,8 +199,11 @@ std::vector<std::string> read_strings(hid_t id, bool attr, const std::string& wh
     check(attr ? H5Aread(id, mem, buf) : H5Dread(id, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf),
           what);
   };
+  const bool variable = H5Tis_variable_str(ftype) > 0;
+  // A variable-length string is a pointer in memory (and 16 B in the file).
+  check_size(id, n, variable ? sizeof(char*) : H5Tget_size(ftype), what);
   const auto count = static_cast<size_t>(n);
-  if (H5Tis_variable_str(ftype) > 0) {
+  if (variable) {
     std::vector<char*> ptrs(count, nullptr);
     read(str_type(0), ptrs.data());
     for (char* p : ptrs) {
@@ -199,6 +220,14 @@ std::vector<std::string> read_strings(hid_t id, bool attr, const std::string& wh
     }
   }
   return out;
+}
+
+void check_scalar_attr(hid_t attr, const char* name) {
+  const std::string what = std::string("reading attribute ") + name;
+  Hid space = own(H5Aget_space(attr), what);
+  const hssize_t n = H5Sget_simple_extent_npoints(space);
+  if (n < 0) fail(what);
+  if (n != 1) throw H5Failure(fmt::format("{}: {} values where one belongs", what, n));
 }
 
 Hid open_attr(hid_t obj, const char* name) {
@@ -358,24 +387,6 @@ void write_table(hid_t loc, const std::string& name, const Table& t) {
   attr_strs(ds, "unit", column_field(cols, &Column::unit));
   attr_strs(ds, "field_descriptions", column_field(cols, &Column::description));
 }
-
-namespace {
-
-/// A buffer for `n` elements of `element` bytes read from dataset `ds`, checked first against
-/// the file: deflate expands at most ~1032x, so no dataset of a file holds more than 1100x the
-/// file's bytes; a corrupt dataspace claiming more (found by fuzzing: 2^36 to 2^62 bytes) is an
-/// error, not an allocation.
-void check_size(hid_t ds, hssize_t n, size_t element, const std::string& what) {
-  Hid file = own(H5Iget_file_id(ds), what);
-  hsize_t bytes = 0;
-  check(H5Fget_filesize(file, &bytes), what);
-  const long double want = static_cast<long double>(n) * static_cast<long double>(element);
-  if (want > 1100.0L * static_cast<long double>(bytes) + 65536.0L)
-    throw H5Failure(fmt::format("{}: its size is corrupt ({} elements of {} B in a {} B file)",
-                                what, n, element, bytes));
-}
-
-}  // namespace
 
 Table read_table(hid_t loc, const std::string& name) {
   const std::string what = "reading table " + name;
@@ -629,6 +640,9 @@ Trace read_trace(hid_t point) {
       e.src = e.dst = 0;
       e.instance = 0;
     }
+  // Readers index the names by these fields; a trace stores a field as a plain integer only
+  // when it has no names (make_enum), and then it can have no events.
+  check_events(tr);
   return tr;
 }
 

@@ -84,11 +84,16 @@ void attr_u64(hid_t obj, const char* name, std::uint64_t v);
 Hid open_attr(hid_t obj, const char* name);
 std::vector<std::string> read_attr_strs(hid_t obj, const char* name);
 std::string read_attr_str(hid_t obj, const char* name, const std::string& fallback = "");
+/// Throws unless attribute `attr` holds exactly one value (H5Aread writes all of them).
+void check_scalar_attr(hid_t attr, const char* name);
+/// A numeric attribute holding one value, converted to `mem_type`; T{} when absent.
 template <class T>
 T read_attr_num(hid_t obj, const char* name, hid_t mem_type) {
   T v{};
   Hid a = open_attr(obj, name);
-  if (a.valid()) check(H5Aread(a, mem_type, &v), std::string("reading attribute ") + name);
+  if (!a.valid()) return v;
+  check_scalar_attr(a, name);
+  check(H5Aread(a, mem_type, &v), std::string("reading attribute ") + name);
   return v;
 }
 

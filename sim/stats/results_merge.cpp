@@ -176,7 +176,9 @@ std::vector<Table> comparison(const RunMeta& meta, const std::vector<Input>& in,
                               const std::vector<std::vector<std::string>>& keys,
                               const OnInput& on_input) {
   if (meta.experiment_yaml.empty()) return {};
-  const config::Node ex = config::parse_yaml(meta.experiment_yaml, "/meta/experiment");
+  // The merged /meta is the first input's: an error in its experiment names that file.
+  const config::Node ex =
+      config::parse_yaml(meta.experiment_yaml, in.front().path + ":/meta/experiment");
   const config::Node* systems = ex.is_map() ? ex.find("systems") : nullptr;
   if (systems == nullptr || !systems->is_map()) return {};
   std::vector<PointResult> results;

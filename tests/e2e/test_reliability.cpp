@@ -318,6 +318,30 @@ TEST_CASE("a corrupted results file is one error line for --resume and systole-t
   CHECK_FALSE(std::filesystem::exists(dir.file("bad.h5.lock")));
 }
 
+// tests/data/fuzz/results_hdf5_segv.h5 (87 KB, tools/fuzz.sh results): reading a point's
+// status attribute makes libhdf5 1.10.8 dereference a corrupt global heap address (SIGSEGV in
+// H5HG_read, under H5Aread's vlen conversion). Every reader of a results file reads it in a
+// child, so each names the file in one line, exits 2 and leaves it and the folder as they were.
+TEST_CASE("a results file that crashes libhdf5 is one error line for every reader",
+          "[e2e][reliability]") {
+  TempDir dir;
+  dir.write("e.yaml", base() + kLayer + "sweep: {system.chip.mxu.rows: [64, 128]}\n");
+  REQUIRE(test::simrun("e.yaml -o good.h5 -q", dir).exit_code == 0);
+  const std::string crash =
+      slurp_binary(test::source_dir() + "/tests/data/fuzz/results_hdf5_segv.h5");
+  REQUIRE(crash.size() == 87048);
+  std::ofstream(dir.file("bad.h5"), std::ios::binary) << crash;
+  const std::string line =
+      ": error: bad.h5: the results file is corrupted: reading it crashed the HDF5 library "
+      "(Segmentation fault)";
+  check_rejected("e.yaml -o bad.h5 --resume", dir, "simrun" + line);
+  check_rejected("merge merged.h5 bad.h5", dir, "simrun" + line);
+  check_rejected("merge merged.h5 good.h5 bad.h5 --force", dir, "simrun" + line);
+  check_rejected("compare good.h5 bad.h5", dir, "simrun" + line);
+  check_rejected("bad.h5 -o t.json", dir, "systole-trace" + line, trace_path());
+  CHECK(slurp_binary(dir.file("bad.h5")) == crash);
+}
+
 TEST_CASE("simrun caps the worker count at the cores unless forced", "[e2e][reliability]") {
   TempDir dir;
   dir.write("e.yaml", base() + kLayer);

@@ -206,6 +206,21 @@ TEST_CASE("merge of a file on which libhdf5 spins is one error line with exit 2,
   CHECK_FALSE(std::filesystem::exists(dir.file("merged.h5.partial")));
 }
 
+// tests/data/fuzz/results_bad_experiment_yaml.h5: tests/fuzz/corpus/results/two_points with
+// /meta/experiment rewritten (h5py) as YAML that does not parse, as a fuzzed file had it. The
+// error named "/meta/experiment" but not the file it came from.
+TEST_CASE("merge of a file whose stored experiment is not YAML names the file", "[e2e][shard]") {
+  TempDir dir;
+  const std::string bad = test::source_dir() + "/tests/data/fuzz/results_bad_experiment_yaml.h5";
+  const auto r = test::simrun("merge merged.h5 " + bad, dir);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err ==
+        "simrun: error: " + bad + ":/meta/experiment:2:19: YAML syntax error: illegal flow end\n");
+  CHECK(r.out.empty());
+  CHECK(dir.count() == 0);
+}
+
 TEST_CASE("merge refuses shards of a different experiment unless --force", "[e2e][shard]") {
   TempDir dir;
   dir.write("sweep.yaml", kSweep);

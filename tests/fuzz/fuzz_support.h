@@ -15,22 +15,28 @@
 #include <typeinfo>
 
 #include "sim/core/error.h"
+#include "tests/fuzz/scratch_dir.h"
 
 namespace systole::fuzz {
 
-/// <tmp>/systole-fuzz-XXXXXX/configs, with presets -> the repository's configs/presets and
-/// ../workloads -> the repository's workloads; removed when the process exits.
+/// <tmp>/systole-fuzz-locked-XXXXXX/configs, with presets -> the repository's configs/presets
+/// and ../workloads -> the repository's workloads. Removed when the process exits normally;
+/// after a crash, by the next fuzz process (or tools/fuzz.sh), which first removes every
+/// folder whose process is gone (scratch_dir.h).
 inline const std::filesystem::path& scratch() {
   static const std::filesystem::path dir = [] {
     namespace fs = std::filesystem;
-    std::string tmpl = (fs::temp_directory_path() / "systole-fuzz-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) std::abort();
-    const fs::path root(tmpl), src(SYSTOLE_SOURCE_DIR);
+    const fs::path tmp = fs::temp_directory_path();
+    remove_orphans(tmp);
+    const fs::path root = make_locked_dir(tmp).path, src(SYSTOLE_SOURCE_DIR);
     fs::create_directories(root / "configs");
     fs::create_directory_symlink(src / "configs" / "presets", root / "configs" / "presets");
     fs::create_directory_symlink(src / "workloads", root / "workloads");
     static const std::string keep = root.string();
-    std::atexit([] { std::filesystem::remove_all(keep); });
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(keep, ec);
+    });
     return root / "configs";
   }();
   return dir;

@@ -504,3 +504,48 @@ TEST_CASE("a results table claiming more bytes than its file holds is a ConfigEr
     CHECK(std::string(e.what()).find("B file)") != std::string::npos);  // check_size, not bad_alloc
   }
 }
+
+// tests/data/fuzz/results_huge_strings.h5: tests/fuzz/corpus/results/two_points with the
+// dataspace of /meta/swept_paths (a variable-length string dataset) patched from 1 to 2^40
+// elements. read_strings sized its pointer buffer from it (8 TiB: a bad_alloc here, an ASan
+// abort in the sanitize build, and a real allocation for claims of a few GiB). Now the claim
+// is checked against the file first, as for tables and traces.
+TEST_CASE("a string dataset claiming more bytes than its file holds is a ConfigError",
+          "[stats][hdf5]") {
+  const std::string path = systole::test::source_dir() + "/tests/data/fuzz/results_huge_strings.h5";
+  try {
+    (void)read_meta(path);
+    FAIL("read_meta accepted a corrupt /meta/swept_paths");
+  } catch (const systole::ConfigError& e) {
+    CHECK(std::string(e.what()).find("B file)") != std::string::npos);  // check_size
+  }
+}
+
+// tests/data/fuzz/results_attr_array.h5: two_points with /meta's points_total attribute
+// rewritten (h5py) as two values. read_attr_num let H5Aread write both into one uint64 on the
+// stack (a stack-buffer-overflow under ASan).
+TEST_CASE("a numeric attribute holding several values is a ConfigError", "[stats][hdf5]") {
+  const std::string path = systole::test::source_dir() + "/tests/data/fuzz/results_attr_array.h5";
+  try {
+    (void)read_meta(path);
+    FAIL("read_meta accepted a points_total of two values");
+  } catch (const systole::ConfigError& e) {
+    CHECK(std::string(e.what()).find("2 values where one belongs") != std::string::npos);
+  }
+}
+
+// tests/data/fuzz/results_trace_plain_units.h5: tests/fuzz/corpus/results/one_point_trace with
+// the trace rewritten (h5py) with plain integer unit, kind and place fields, its events kept.
+// read_trace returned events whose unit had no name, and systole-trace stopped on
+// std::out_of_range (an internal error, exit 1). The reader now checks them as the writer does.
+TEST_CASE("a trace whose events name no unit is a ConfigError", "[stats][hdf5]") {
+  const std::string path =
+      systole::test::source_dir() + "/tests/data/fuzz/results_trace_plain_units.h5";
+  try {
+    (void)read_points(path);
+    FAIL("read_points accepted trace events without unit names");
+  } catch (const systole::ConfigError& e) {
+    CHECK(std::string(e.what()).find("trace event 0: unit 4 / kind 0 / places 1, 2 out of range "
+                                     "(0 units, 0 kinds, 0 places)") != std::string::npos);
+  }
+}

@@ -14,7 +14,7 @@ if(SYSTOLE_FUZZ)
   set(_fuzz_links_workload workloads)
   set(_fuzz_links_scalesim_cfg workloads)
   set(_fuzz_links_scalesim_topology workloads)
-  set(_fuzz_links_results sim_stats_hdf5)
+  set(_fuzz_links_results sim_stats_hdf5 systole_trace_export)
   foreach(t ${_fuzz_targets})
     add_executable(fuzz_${t} ${_fz}/fuzz_${t}.cpp)
     target_link_libraries(fuzz_${t} PRIVATE ${_fuzz_links_${t}})
@@ -33,6 +33,14 @@ if(SYSTOLE_BUILD_TESTS)
     SOURCES ${PROJECT_SOURCE_DIR}/tests/unit/reliability/test_fuzz_findings.cpp
     LINKS sim_config workloads
     LABELS unit)
+
+  # The fuzz targets' scratch folders (tests/fuzz/scratch_dir.h), in the ordinary build.
+  systole_test(fuzz_scratch_unit_tests
+    SOURCES ${PROJECT_SOURCE_DIR}/tests/unit/reliability/test_fuzz_scratch.cpp
+    LINKS sim_core
+    LABELS unit)
+  target_compile_definitions(fuzz_scratch_unit_tests PRIVATE
+    SYSTOLE_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 
   systole_test(bad_inputs_e2e_tests
     SOURCES ${PROJECT_SOURCE_DIR}/tests/e2e/test_bad_inputs.cpp
