@@ -16,6 +16,8 @@
 # 2026-11-27 (hbmcost, same host, load ~12, one run each): the HBM's lean decision path
 # (models/hbm/README.md "A leaner decision"): GEMM 22.8 -> 21.1 s user CPU, results identical;
 # callgrind on a 2048^3 GEMM 1,251.8 -> 1,193.3 M instructions. GEMM target still missed.
+# Fresh-clone Release build with LTO of 74a3489, idle host (load 0.5): GEMM 15.0 s (17.7 s at
+# d752aea), FA-3 2.3 s.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-${SYSTOLE_BUILD_DIR:-$here/../../build}}

@@ -48,6 +48,8 @@
 # Release without LTO, the VM shared, load 10-12): 400 points 9.0 / 9.6 / 9.5 -> 8.2 / 9.1 /
 # 9.2 s CPU (the last two pairs interleaved), every point's results identical; callgrind on one
 # 2048^3 point's worker 562.4 -> 476.0 M instructions. Issue 14's target stays missed.
+# Fresh clone of 74a3489 (with it), Release with LTO, idle host: 10,000 points 198.3 s wall,
+# 361.3 s CPU, 3,026 points/minute (2,876 at d752aea).
 #
 #   tools/bench/sweep_throughput.sh [build dir] [points: 10000 | 2000 | 400]
 #   SHARDS=100 tools/bench/sweep_throughput.sh ...   # as 100 --shard processes, one after the
