@@ -143,6 +143,14 @@ void check_draw(const Draw& draw) {
   }
 }
 
+/// The measured rows of every draw on `gpu` (the diagnostics below cover all three).
+std::vector<test::gpu::HeldoutRow> all_draws(const std::string& gpu) {
+  std::vector<test::gpu::HeldoutRow> out;
+  for (const char* draw : {"_heldout_run1", "_heldout2_run1", "_heldout3_run1"})
+    for (auto& r : test::gpu::load_heldout_rows(gpu + draw)) out.push_back(std::move(r));
+  return out;
+}
+
 TEST_CASE("GPU device on held-out random shapes against measured hardware",
           "[validation][gpu][!mayfail]") {
   check_draw({"heldout", "Held-out shapes (draw 1)"});
@@ -165,16 +173,17 @@ TEST_CASE("GPU device on a third held-out draw against measured hardware",
   check_draw({"heldout3", "Held-out shapes (draw 3)"});
 }
 
-// Diagnostic (hidden, not a check of the bound): the bf16 GEMMs again with the kernel cuBLAS ran
-// (its nvjet name decoded by gpu_kernel_name.h: tile, warpgroups, stages; cluster and split-K
-// left to the device), so a row's error splits into the tile choice and the device's timing.
+// Diagnostic (hidden, not a check of the bound): the bf16 GEMMs of every draw again with the kernel
+// cuBLAS ran (its nvjet name decoded by gpu_kernel_name.h: tile, warpgroups, stages; cluster and
+// split-K left to the device), so a row's error splits into the tile choice and the device's
+// timing.
 TEST_CASE("GPU held-out GEMMs with cuBLAS's kernel", "[.][cublas_kernel][validation][gpu]") {
   for (const std::string gpu : {"h100", "h200"}) {
     std::map<std::string, double> graph;
     std::map<std::string, int> n;
     std::map<std::string, test::gpu::DeviceKernel> kernel;
     std::map<std::string, std::string> name;
-    for (const auto& r : test::gpu::load_heldout_rows(gpu + "_heldout_run1")) {
+    for (const auto& r : all_draws(gpu)) {
       if (r.kind != "gemm") continue;
       graph[r.shape] += r.graph_seconds;
       ++n[r.shape];
@@ -231,8 +240,8 @@ TEST_CASE("GPU held-out GEMMs with cuBLAS's kernel", "[.][cublas_kernel][validat
   }
 }
 
-// Diagnostic (hidden, not a check of the bound): the convolutions that cuDNN ran as Hopper
-// implicit-GEMM kernels, again with that kernel's tile, k-tile depth and consumer warpgroups
+// Diagnostic (hidden, not a check of the bound): the convolutions of every draw that cuDNN ran as
+// Hopper implicit-GEMM kernels, again with that kernel's tile, k-tile depth and consumer warpgroups
 // (its sm90_xmma_fprop name decoded by gpu_kernel_name.h), so a row's error splits into the
 // tile choice and the device's timing of that tile.
 TEST_CASE("GPU held-out convolutions with cuDNN's kernel", "[.][cudnn_kernel][validation][gpu]") {
@@ -240,7 +249,7 @@ TEST_CASE("GPU held-out convolutions with cuDNN's kernel", "[.][cudnn_kernel][va
     std::map<std::string, double> graph;
     std::map<std::string, int> n;
     std::map<std::string, test::gpu::DeviceKernel> kernel;
-    for (const auto& r : test::gpu::load_heldout_rows(gpu + "_heldout_run1")) {
+    for (const auto& r : all_draws(gpu)) {
       if (r.kind != "conv") continue;
       graph[r.shape] += r.graph_seconds;
       ++n[r.shape];
