@@ -184,6 +184,9 @@ class HbmController {
   [[gnu::noinline]] void decide_full(std::uint32_t pc, Cycle t);
   template <int kind>
   void decide_lean(std::uint32_t pc, Cycle t, Cycle due);
+  /// Both paths' end: decide_at_[pc] from `next` and the issued banks, the space freed signalled.
+  void finish_decision(std::uint32_t pc, int kind, Cycle t, Cycle next, std::uint32_t col_bank,
+                       bool col_lost, std::uint32_t row_bank);
   /// Recomputes the stale candidates of `kind` of `pc` (before a decision reads the slots).
   void refresh_stale(std::uint32_t pc, int kind);
   /// A decision of `pc` is due by `t`.

@@ -47,6 +47,34 @@ inline void HbmController::issue_column(std::uint32_t b, Cycle t) {
   finish_request(kind, b, idx, end, t);
 }
 
+// The end of every decision: the next one's cycle (at most `next`; the banks that issued have
+// new candidates, a column that lost waits for the column terms) and the space freed signalled.
+[[gnu::always_inline]] inline void HbmController::finish_decision(std::uint32_t pc, int kind,
+                                                                  Cycle t, Cycle next,
+                                                                  std::uint32_t col_bank,
+                                                                  bool col_lost,
+                                                                  std::uint32_t row_bank) {
+  const PcState& p = pc_[pc];
+  if (space_freed_) update_mode(pc);
+  if (__builtin_expect(p.mode != kind, 0)) {
+    next = t + 1;  // the other queue was not scanned
+  } else {
+    if (col_bank != kNone && head_[kind][col_bank] != kNone) {
+      // A ready column that lost bounds `next` by the column terms already; the bank's
+      // candidate, while it is still a column command, waits for them too.
+      const Cached& c = cache_[kind][col_bank];
+      if (!col_lost || c.req == kNoReq || !is_column(c.cmd))
+        next = std::min(next, ready(candidate(kind, col_bank), col_bank));
+    }
+    if (row_bank != kNone) next = std::min(next, ready(candidate(kind, row_bank), row_bank));
+  }
+  decide_at_[pc] = std::max(next, t + 1);
+  if (space_freed_) {
+    space_freed_ = false;
+    client_.on_space(index_, pc, t);
+  }
+}
+
 void HbmController::decide(std::uint32_t pc, Cycle t) {
   PcState& p = pc_[pc];
   const Cycle due = refresh_.due(pc);
@@ -148,25 +176,7 @@ void HbmController::decide_lean(std::uint32_t pc, Cycle t, Cycle due) {
     p.row_wait[kind][1] = wait_pre;
     p.row_from[kind] = std::min(wait_act, wait_pre);
   }
-  next = std::min(due, next);
-  if (space_freed_) update_mode(pc);
-  if (__builtin_expect(p.mode != kind, 0)) {
-    next = t + 1;  // the other queue was not scanned
-  } else {
-    if (col_bank != kNone && head_[kind][col_bank] != kNone) {
-      // A ready column that lost bounds `next` by the column terms already; the bank's
-      // candidate, while it is still a column command, waits for them too.
-      const Cached& c = cache_[kind][col_bank];
-      if (!col_lost || c.req == kNoReq || !is_column(c.cmd))
-        next = std::min(next, ready(candidate(kind, col_bank), col_bank));
-    }
-    if (row_bank != kNone) next = std::min(next, ready(candidate(kind, row_bank), row_bank));
-  }
-  decide_at_[pc] = std::max(next, t + 1);
-  if (space_freed_) {
-    space_freed_ = false;
-    client_.on_space(index_, pc, t);
-  }
+  finish_decision(pc, kind, t, std::min(due, next), col_bank, col_lost, row_bank);
 }
 
 void HbmController::refresh_stale(std::uint32_t pc, int kind) {
@@ -297,25 +307,7 @@ void HbmController::decide_full(std::uint32_t pc, Cycle t) {
     if (row_lost) next = std::min(next, pre_lost ? row : act);
     next = std::max(next, t + 1);
   }
-  next = std::min(due, next);
-  if (space_freed_) update_mode(pc);
-  if (__builtin_expect(p.mode != kind, 0)) {
-    next = t + 1;  // the other queue was not scanned
-  } else {
-    if (col_bank != kNone && head_[kind][col_bank] != kNone) {
-      // A ready column that lost bounds `next` by the column terms already; the bank's
-      // candidate, while it is still a column command, waits for them too.
-      const Cached& c = cache_[kind][col_bank];
-      if (!col_lost || c.req == kNoReq || !is_column(c.cmd))
-        next = std::min(next, ready(candidate(kind, col_bank), col_bank));
-    }
-    if (row_bank != kNone) next = std::min(next, ready(candidate(kind, row_bank), row_bank));
-  }
-  decide_at_[pc] = std::max(next, t + 1);
-  if (space_freed_) {
-    space_freed_ = false;
-    client_.on_space(index_, pc, t);
-  }
+  finish_decision(pc, kind, t, std::min(due, next), col_bank, col_lost, row_bank);
 }
 
 }  // namespace systole::models

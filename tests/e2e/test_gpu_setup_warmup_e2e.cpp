@@ -10,7 +10,7 @@
 #include <string>
 
 #include "sim/stats/results_file.h"
-#include "tests/support/run.h"
+#include "tests/support/one_point.h"
 
 using namespace systole;
 using systole::test::TempDir;
@@ -32,22 +32,16 @@ std::string replace(std::string s, const std::string& from, const std::string& t
   return s;
 }
 
-stats::PointResult run(TempDir& dir, const std::string& system, const std::string& layers,
-                       const std::string& options = "") {
-  dir.write("w.yaml", "base: " + test::source_dir() + "/configs/presets/h100_sxm5.yaml\n" + system +
-                          "workload:\n  layers:\n" + layers);
-  const auto r = test::simrun("w.yaml -q -o out.h5 " + options, dir);
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  auto points = stats::read_points(dir.file("out.h5"));
-  REQUIRE(points.size() == 1);
-  REQUIRE(points[0].ok());
-  return points[0];
+/// The one point of an H100 experiment: `system` (its extra sections) and `layers`.
+stats::PointResult run(const std::string& system, const std::string& layers) {
+  TempDir dir;
+  return test::run_one("base: " + test::source_dir() + "/configs/presets/h100_sxm5.yaml\n" +
+                           system + "workload:\n  layers:\n" + layers,
+                       dir, "w");
 }
 
 stats::PointResult with_setup(const std::string& gemm, const std::string& conv) {
-  TempDir dir;
-  return run(dir, replace(replace(kFixedClock, "%G", gemm), "%C", conv), kLayers);
+  return run(replace(replace(kFixedClock, "%G", gemm), "%C", conv), kLayers);
 }
 
 }  // namespace
@@ -69,11 +63,9 @@ TEST_CASE("gpu_device: a library kernel's set-up delays that kernel by exactly i
 TEST_CASE("gpu_device: a warm-up pass leaves the measured pass a warm L2 and is not reported",
           "[e2e][gpu]") {
   const std::string gemm = "    - {name: gemm, op: gemm, m: 1024, n: 1024, k: 1024}\n";
-  TempDir cold_dir, warm_dir;
-  const auto cold =
-      run(cold_dir, "output: {trace: true}\n", gemm, "-p system.device.boost_clock=0Hz");
-  const auto warm = run(warm_dir, "output: {trace: true}\n", gemm,
-                        "-p system.device.boost_clock=0Hz -p system.warmup=1");
+  const auto cold = run("output: {trace: true}\nsystem: {device: {boost_clock: 0Hz}}\n", gemm);
+  const auto warm =
+      run("output: {trace: true}\nsystem: {device: {boost_clock: 0Hz}, warmup: 1}\n", gemm);
   REQUIRE(warm.layers.rows().size() == 1);
   // 6 MiB of operands and result fit the 50 MiB L2: the second pass reads nothing from HBM.
   CHECK(cold.layers.get_number(0, "hbm_bytes") >= 2.0 * 1024 * 1024 * 2);
