@@ -28,6 +28,12 @@ GpuSmArrayModule::GpuSmArrayModule(const sc_core::sc_module_name& name, const Gp
   }
 }
 
+void GpuSmArrayModule::set_clock(Hz f) {
+  SYSTOLE_ASSERT(f.value() > 0, "gpu_sm: a clock must be positive");
+  cfg_.clock = f;
+  period_ = sc_time(1e12 / f.value(), sc_core::SC_PS);
+}
+
 std::uint64_t GpuSmArrayModule::cycles_at(const sc_time& t) const {
   const double c = (t - t0_).to_seconds() * cfg_.clock.value();
   return static_cast<std::uint64_t>(std::ceil(c - 1e-6));

@@ -34,6 +34,9 @@ class GpuSmArrayModule : public sc_core::sc_module, private GmemPort {
   int sms() const { return static_cast<int>(engines_.size()); }
   std::uint16_t requester(int sm) const { return static_cast<std::uint16_t>(first_ + sm); }
   sc_core::sc_time period() const { return period_; }
+  /// Moves the SMs to clock `f` between kernels (a board's DVFS step): later kernels' cycles
+  /// last 1 / f.
+  void set_clock(Hz f);
 
   /// Runs a GEMM launch from the current time (call from an SC_THREAD); cycles in the record
   /// count from the call.

@@ -197,6 +197,12 @@ void L2Module::account(double now) const {
   }
 }
 
+void L2Module::set_clock(Hz f) {
+  // Accesses already accepted keep the times they were given; write-backs and fetches still
+  // draining to the HBM are the memory's (its own clock does not move).
+  model_.set_clock(f);
+}
+
 MemoryCounters L2Module::counters() const {
   const double now = now_ps();
   account(now);

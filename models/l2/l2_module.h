@@ -47,6 +47,8 @@ class L2Module : public sc_core::sc_module, public MemoryIf {
   MemoryCounters counters() const override;
 
   const L2Timing& timing() const { return model_; }
+  /// Moves the L2 to clock `f` between kernels (L2Timing::set_clock).
+  void set_clock(Hz f);
   /// Offers the L2 refused so far (each offer counts).
   std::uint64_t refusals() const { return refusals_; }
   /// SystemC waits in the L2's own threads and finish() so far (the memory's are its own):

@@ -59,25 +59,36 @@ L2Timing::L2Timing(const L2Config& cfg)
       all_sectors_(sector_range(0, sectors_ - 1)),
       whole_line_(static_cast<std::uint16_t>(all_sectors_ | all_sectors_ << 8)),
       line_limit_(map_.line_limit()),
-      near_ps_(static_cast<double>(cfg.hit_latency) * cfg.period_ps()),
-      far_ps_(static_cast<double>(cfg.hit_latency + cfg.far_penalty) * cfg.period_ps()),
       slice_free_(static_cast<std::size_t>(cfg.slices()), 0.0),
       xbar_free_(static_cast<std::size_t>(cfg.partitions), 0.0) {
   SYSTOLE_ASSERT(sectors_ <= kMaxSectors, "L2: at most 8 sectors a line (one byte of bits)");
-  const double slice_ps_per_byte = cfg.period_ps() / static_cast<double>(cfg.slice_bandwidth);
-  const double xbar_ps_per_byte = cfg.period_ps() / static_cast<double>(cfg.xbar_bandwidth);
-  const double port_ps_per_byte = cfg.period_ps() / static_cast<double>(cfg.port_bandwidth);
-  for (std::uint32_t n = 0; n <= kMaxSectors; ++n) {
+  for (std::uint32_t n = 0; n <= kMaxSectors; ++n)
     sector_bytes_[n] = std::uint64_t{n} << sector_bits_;
-    const auto bytes = static_cast<double>(n << sector_bits_);
-    slice_ps_[n] = bytes * slice_ps_per_byte;
-    xbar_ps_[n] = bytes * xbar_ps_per_byte;
-    port_ps_[n] = bytes * port_ps_per_byte;
-  }
+  set_times();
   counters_.slice_bytes.assign(slice_free_.size(), 0);
   for (std::size_t s = 0; s < slice_free_.size(); ++s)
     partition_.push_back(
         static_cast<std::uint32_t>(s / static_cast<std::size_t>(cfg.slices_per_partition)));
+}
+
+void L2Timing::set_times() {
+  near_ps_ = static_cast<double>(cfg_.hit_latency) * cfg_.period_ps();
+  far_ps_ = static_cast<double>(cfg_.hit_latency + cfg_.far_penalty) * cfg_.period_ps();
+  const double slice_ps_per_byte = cfg_.period_ps() / static_cast<double>(cfg_.slice_bandwidth);
+  const double xbar_ps_per_byte = cfg_.period_ps() / static_cast<double>(cfg_.xbar_bandwidth);
+  const double port_ps_per_byte = cfg_.period_ps() / static_cast<double>(cfg_.port_bandwidth);
+  for (std::uint32_t n = 0; n <= kMaxSectors; ++n) {
+    const auto bytes = static_cast<double>(sector_bytes_[n]);
+    slice_ps_[n] = bytes * slice_ps_per_byte;
+    xbar_ps_[n] = bytes * xbar_ps_per_byte;
+    port_ps_[n] = bytes * port_ps_per_byte;
+  }
+}
+
+void L2Timing::set_clock(Hz f) {
+  SYSTOLE_ASSERT(f.value() > 0, "L2: a clock must be positive");
+  cfg_.clock = f;
+  set_times();
 }
 
 std::uint32_t L2Timing::add_port(std::uint32_t partition) {

@@ -58,6 +58,9 @@ class L2Timing {
   const std::vector<L2Settled>& writeback_accepted(double now_ps);
 
   const L2Config& config() const { return cfg_; }
+  /// Moves the L2 to clock `f` (its cycle counts stay; their times scale), between accesses: a
+  /// board's DVFS step between kernels. Servers keep when they are free.
+  void set_clock(Hz f);
   const L2Counters& counters() const { return counters_; }
   const L2Tags& tags() const { return tags_; }
   const L2AddressMap& address_map() const { return map_; }
@@ -156,6 +159,8 @@ class L2Timing {
   }
   static void to_descriptors(const std::vector<Run>& runs, std::vector<DmaDescriptor>& out);
   L2Access finish_access();
+  /// The servers' and latencies' picoseconds at cfg_.clock.
+  void set_times();
   void settle(std::uint64_t id, double at_ps);
 
   L2Config cfg_;

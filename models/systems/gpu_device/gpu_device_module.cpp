@@ -33,30 +33,54 @@ GpuDeviceModule::GpuDeviceModule(const sc_core::sc_module_name& name, const GpuD
 }
 
 void GpuDeviceModule::stream_thread() {
-  // run() sets the kernels before sc_start, so this thread finds them when it first runs.
-  if (!kernels_) return;
-  const sc_core::sc_time launch(static_cast<double>(cfg_.launch_overhead.value()), sc_core::SC_PS);
+  // run() and run_passes() set the kernels before sc_start, so this thread finds them.
   const sc_core::sc_time gap(static_cast<double>(cfg_.inter_kernel_gap.value()), sc_core::SC_PS);
+  if (next_pass_) {
+    for (size_t p = 0; p < passes_; ++p) {
+      static const std::vector<GpuKernelRun> kNone;
+      const GpuPass pass = next_pass_(p, p > 0 ? (*pass_runs_)[p - 1] : kNone);
+      if (trace_) kernel_layer_ = pass.layers;
+      runs_ = &(*pass_runs_)[p];
+      for (size_t i = 0; i < pass.kernels->size(); ++i) {
+        if (p > 0 || i > 0) sc_core::wait(gap);
+        run_kernel((*pass.kernels)[i], i);
+      }
+      ++passes_done_;
+    }
+    return;
+  }
+  if (!kernels_) return;
   for (size_t i = 0; i < kernels_->size(); ++i) {
-    const auto& k = (*kernels_)[i];
     if (before_kernel_) before_kernel_(i);
     if (i > 0) sc_core::wait(gap);
-    if (trace_) trace_->set_layer(kernel_layer_.at(i));
-    GpuKernelRun r;
-    r.start_ps = sc_core::sc_time_stamp().to_seconds() * 1e12;
-    r.l2_before = l2_->timing().counters();
-    sc_core::wait(launch + sc_core::sc_time(static_cast<double>(k.setup.value()), sc_core::SC_PS));
-    if (k.kind == workloads::GpuKernel::Kind::kGemm)
-      r.gemm = sms_->run(k.launch, k.addr, k.works);
-    else if (k.kind == workloads::GpuKernel::Kind::kAttention)
-      r.flash = sms_->run(k.flash_launch, k.flash_addr);
-    else
-      r.stream = sms_->run(k.stream);
-    r.end_ps = sc_core::sc_time_stamp().to_seconds() * 1e12;
-    r.l2_after = l2_->timing().counters();
-    runs_->push_back(std::move(r));
+    run_kernel((*kernels_)[i], i);
   }
   if (before_kernel_) before_kernel_(kernels_->size());
+}
+
+void GpuDeviceModule::run_kernel(const workloads::GpuKernel& k, size_t layer_index) {
+  const sc_core::sc_time launch(static_cast<double>(cfg_.launch_overhead.value()), sc_core::SC_PS);
+  if (trace_) trace_->set_layer(kernel_layer_.at(layer_index));
+  GpuKernelRun r;
+  r.start_ps = sc_core::sc_time_stamp().to_seconds() * 1e12;
+  r.l2_before = l2_->timing().counters();
+  sc_core::wait(launch + sc_core::sc_time(static_cast<double>(k.setup.value()), sc_core::SC_PS));
+  if (k.kind == workloads::GpuKernel::Kind::kGemm)
+    r.gemm = sms_->run(k.launch, k.addr, k.works);
+  else if (k.kind == workloads::GpuKernel::Kind::kAttention)
+    r.flash = sms_->run(k.flash_launch, k.flash_addr);
+  else
+    r.stream = sms_->run(k.stream);
+  r.end_ps = sc_core::sc_time_stamp().to_seconds() * 1e12;
+  r.l2_after = l2_->timing().counters();
+  runs_->push_back(std::move(r));
+}
+
+void GpuDeviceModule::set_clock(Hz f) {
+  cfg_.gpu_sm.clock = f;
+  cfg_.l2.clock = f;
+  sms_->set_clock(f);
+  l2_->set_clock(f);
 }
 
 void GpuDeviceModule::set_trace(TraceRecorder* rec, std::vector<std::uint32_t> kernel_layer) {
@@ -74,6 +98,18 @@ std::vector<GpuKernelRun> GpuDeviceModule::run(const std::vector<workloads::GpuK
   load(kernels, runs);
   sc_core::sc_start();  // until no event is pending: every kernel done (or a deadlock)
   if (runs.size() != kernels.size())
+    throw SimError("gpu_device: the simulation stopped before every kernel finished (deadlock)");
+  return runs;
+}
+
+std::vector<std::vector<GpuKernelRun>> GpuDeviceModule::run_passes(size_t passes,
+                                                                   GpuNextPass next) {
+  std::vector<std::vector<GpuKernelRun>> runs(passes);
+  next_pass_ = std::move(next);
+  passes_ = passes;
+  pass_runs_ = &runs;
+  sc_core::sc_start();  // until no event is pending: every kernel done (or a deadlock)
+  if (passes_done_ != passes)
     throw SimError("gpu_device: the simulation stopped before every kernel finished (deadlock)");
   return runs;
 }

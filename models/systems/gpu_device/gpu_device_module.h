@@ -30,12 +30,27 @@ struct GpuKernelRun {
   L2Counters l2_before, l2_after;
 };
 
+/// One pass over a kernel stream: its kernels (outliving the pass) and, when tracing, the layer
+/// of each.
+struct GpuPass {
+  const std::vector<workloads::GpuKernel>* kernels = nullptr;
+  std::vector<std::uint32_t> layers;
+};
+/// Gives pass p, called in the simulation as the pass starts with pass p - 1's runs (none for
+/// p = 0); it may move the clock (GpuDeviceModule::set_clock) before the pass.
+using GpuNextPass = std::function<GpuPass(size_t p, const std::vector<GpuKernelRun>& previous)>;
+
 class GpuDeviceModule : public sc_core::sc_module {
  public:
   GpuDeviceModule(const sc_core::sc_module_name& name, const GpuDeviceConfig& cfg);
 
   /// Runs the kernels in order (one sc_start); one record per kernel.
   std::vector<GpuKernelRun> run(const std::vector<workloads::GpuKernel>& kernels);
+  /// Runs `passes` passes back to back in one sc_start (inter_kernel_gap between passes as
+  /// between kernels), each pass's kernels from `next`; returns each pass's runs.
+  std::vector<std::vector<GpuKernelRun>> run_passes(size_t passes, GpuNextPass next);
+  /// Moves the SMs and the L2 to clock `f` between kernels (a board's DVFS step).
+  void set_clock(Hz f);
   /// Gives the stream its kernels and where to record them, for a caller that runs several
   /// devices under its own sc_start (both must outlive it). Call before sc_start.
   void load(const std::vector<workloads::GpuKernel>& kernels, std::vector<GpuKernelRun>& runs) {
@@ -60,6 +75,8 @@ class GpuDeviceModule : public sc_core::sc_module {
 
  private:
   void stream_thread();
+  /// Runs one kernel of the stream (its launch overhead and set-up first) into runs_.
+  void run_kernel(const workloads::GpuKernel& k, size_t layer_index);
 
   GpuDeviceConfig cfg_;
   std::unique_ptr<sc_core::sc_module> hbm_module_;
@@ -72,6 +89,9 @@ class GpuDeviceModule : public sc_core::sc_module {
   TraceRecorder* trace_ = nullptr;
   std::vector<std::uint32_t> kernel_layer_;
   std::function<void(size_t)> before_kernel_;
+  GpuNextPass next_pass_;
+  size_t passes_ = 0, passes_done_ = 0;
+  std::vector<std::vector<GpuKernelRun>>* pass_runs_ = nullptr;
 };
 
 }  // namespace systole::models

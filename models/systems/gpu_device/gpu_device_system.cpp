@@ -5,10 +5,9 @@
 #include <algorithm>
 #include <memory>
 
-#include "models/gpu_sm/gpu_attention.h"
 #include "models/systems/gpu_device/gpu_device_module.h"
+#include "models/systems/gpu_device/gpu_device_settle.h"
 #include "models/systems/gpu_device/gpu_device_trace.h"
-#include "models/systems/gpu_device/gpu_power.h"
 
 namespace systole::models {
 
@@ -163,62 +162,6 @@ stats::Record layer_record(const GpuDeviceConfig& d, const workloads::GpuLayerPl
   return r;
 }
 
-/// The busiest SM's cycles of a FlashAttention kernel as its schedule spends them: per K/V block
-/// a CTA visits, each sub-partition runs its warps' QK^T and PV tensor instructions (mma.sync or
-/// wgmma, at their pipe cycles) and their softmax (FP32, ALU and SFU instructions, flash_shape's
-/// counts); FA-2 runs the two one after the other (a warp's softmax never overlaps an mma.sync:
-/// models/gpu_sm/README.md), FA-3 side by side (ping-pong, intra-warpgroup overlap); the block
-/// visits spread evenly over the SMs. Masking and the epilogue are left out (a lower bound).
-double flash_sm_cycles(const GpuDeviceConfig& d, const workloads::GpuKernel& k) {
-  const FlashShape s = flash_shape(d.gpu_sm, k.flash_launch.tile);
-  const auto tensor =
-      static_cast<double>(s.qk_steps * s.qk_mma * s.qk_ii + s.pv_steps * s.pv_mma * s.pv_ii);
-  const auto softmax = static_cast<double>(
-      s.fa3 ? (s.sm_max + s.sm_rest + s.p_convert + s.o_rescale) * s.fp32_cycles +
-                  s.sm_sfu * s.sfu_cycles
-            : s.fa2_fp32 * s.fp32_cycles + (s.fa2_max_alu + s.fa2_alu) * s.alu_cycles +
-                  s.sm_sfu * s.sfu_cycles);
-  const double block =
-      static_cast<double>(s.sp_warps) * (s.fa3 ? std::max(tensor, softmax) : tensor + softmax);
-  return block * static_cast<double>(k.flash.block_visits) / static_cast<double>(d.sms);
-}
-
-/// What the power model sees of a program: each kernel's MACs, SM-bound cycles (the mapper's
-/// estimate; for attention its schedule's, flash_sm_cycles), HBM bytes (the mapper's;
-/// compulsory bytes for streaming and attention kernels) and fixed costs, `repeat` times for
-/// repeated layers.
-std::vector<KernelLoad> kernel_loads(const GpuDeviceConfig& d, const workloads::GpuProgram& p) {
-  std::vector<KernelLoad> out;
-  const double fixed =
-      (d.cycles(d.launch_overhead) + d.cycles(d.inter_kernel_gap)) / d.gpu_sm.clock.value();
-  for (const auto& lp : p.layers) {
-    const auto rep = static_cast<double>(lp.layer.repeat);
-    for (size_t k : lp.kernels) {
-      const auto& kern = p.kernels[k];
-      KernelLoad l;
-      l.fixed_seconds = fixed + d.cycles(kern.setup) / d.gpu_sm.clock.value();
-      l.hbm_bytes = static_cast<double>(kern.compulsory_bytes);
-      if (kern.kind == workloads::GpuKernel::Kind::kGemm) {
-        const auto& g = kern.gemm;
-        l.macs = static_cast<double>(g.bounds.macs) * mac_energy_weight(g.tile.in_type);
-        l.sm_cycles = g.compute_cycles;
-        l.hbm_bytes = static_cast<double>(g.hbm_bytes);
-      } else if (kern.kind == workloads::GpuKernel::Kind::kAttention) {
-        const double macs = static_cast<double>(kern.flops) / 2;
-        l.macs = macs;
-        l.sm_cycles = std::max(macs / static_cast<double>(d.sms * d.gpu_sm.tc_bf16_fma),
-                               flash_sm_cycles(d, kern));
-      }
-      l.macs *= rep;
-      l.sm_cycles *= rep;
-      l.hbm_bytes *= rep;
-      l.fixed_seconds *= rep;
-      out.push_back(l);
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 const config::SchemaOf<GpuSystemConfig>& GpuSystemConfig::schema() {
@@ -229,7 +172,8 @@ const config::SchemaOf<GpuSystemConfig>& GpuSystemConfig::schema() {
         .integer("warmup", &GpuSystemConfig::warmup, 0, 0, 4,
                  "passes of the whole kernel stream simulated before the measured one and not "
                  "reported, as a benchmark's warm-up calls: the measured pass finds in the L2 "
-                 "what the previous pass left (0: it starts with an empty L2)",
+                 "what the previous pass left (0: it starts with an empty L2), and under the "
+                 "power model runs at the clock the previous pass's simulated power allows",
                  "passes")
         .ignore("kind");
     return b;
@@ -245,21 +189,6 @@ void GpuDeviceSystem::check(const workloads::Workload& w) const { compile(w); }
 
 std::string GpuDeviceSystem::plan(const workloads::Workload& w) const {
   return workloads::describe_gpu_program(cfg_.device, compile(w));
-}
-
-GpuSettledProgram compile_settled(const GpuSystemConfig& cfg,
-                                  const std::vector<workloads::Layer>& layers) {
-  // Under a power cap the board settles at the clock its power allows (gpu_power.h); the
-  // program is compiled again at that clock (latencies in cycles change the mapper's choice).
-  GpuSettledProgram out{cfg.device, workloads::compile_gpu(cfg.device, layers, cfg.mapping)};
-  GpuDeviceConfig& d = out.device;
-  if (d.boost_clock.value() > 0) {
-    const Hz f(power_limited_clock(d, kernel_loads(d, out.program)));
-    d.gpu_sm.clock = f;
-    d.l2.clock = f;
-    out.program = workloads::compile_gpu(d, layers, cfg.mapping);
-  }
-  return out;
 }
 
 GpuLayerRow gpu_layer_row(const GpuDeviceConfig& d, const workloads::GpuProgram& p,
@@ -285,21 +214,17 @@ struct WarmRuns {
 };
 
 /// Runs the program's kernels `warmup` + 1 times in one stream (one sc_start) and keeps the
-/// last pass's runs: the warm-up passes leave the L2 as back-to-back calls of a benchmark do.
-WarmRuns run_with_warmup(GpuDeviceModule& top, TraceRecorder& rec,
-                         const workloads::GpuProgram& prog, std::int64_t warmup) {
-  std::vector<workloads::GpuKernel> stream;
-  std::vector<std::uint32_t> layers;
-  const std::vector<std::uint32_t> one = kernel_layers(prog);
-  for (std::int64_t pass = 0; pass <= warmup; ++pass) {
-    stream.insert(stream.end(), prog.kernels.begin(), prog.kernels.end());
-    layers.insert(layers.end(), one.begin(), one.end());
-  }
-  top.set_trace(&rec, std::move(layers));
-  std::vector<GpuKernelRun> all = top.run(stream);
+/// last pass's runs: the warm-up passes leave the L2 as back-to-back calls of a benchmark do,
+/// and under the power model each moves the clock for the next (PowerSettler).
+WarmRuns run_with_warmup(GpuDeviceModule& top, TraceRecorder& rec, PowerSettler& settler,
+                         std::int64_t warmup) {
+  top.set_trace(&rec, {});  // each pass gives its kernels' layers
+  auto passes = top.run_passes(static_cast<size_t>(warmup) + 1,
+                               [&](size_t p, const std::vector<GpuKernelRun>& previous) {
+                                 return settler.next(p, previous, top);
+                               });
   WarmRuns out;
-  const auto first = all.begin() + static_cast<std::ptrdiff_t>(all.size() - prog.kernels.size());
-  out.runs.assign(std::make_move_iterator(first), std::make_move_iterator(all.end()));
+  out.runs = std::move(passes.back());
   out.start_ps = out.runs.empty() ? 0 : out.runs.front().start_ps;
   return out;
 }
@@ -321,14 +246,15 @@ void drop_before(stats::Trace& t, double start_ps) {
 }  // namespace
 
 stats::PointResult GpuDeviceSystem::run(const workloads::Workload& w, const RunOptions& opt) {
-  const GpuSettledProgram settled = compile_settled(cfg_, w.layers);
-  const GpuDeviceConfig& d = settled.device;
-  const workloads::GpuProgram& prog = settled.program;
+  PowerSettler settler(cfg_, w.layers);
   stats::PointResult res;
   res.trace.enabled = opt.trace;
   TraceRecorder rec(&res.trace);
-  GpuDeviceModule top("gpu0", d);
-  const WarmRuns warm = run_with_warmup(top, rec, prog, cfg_.warmup);
+  GpuDeviceModule top("gpu0", settler.current().device);
+  const WarmRuns warm = run_with_warmup(top, rec, settler, cfg_.warmup);
+  // The measured pass's device and program (its clock may differ from the first pass's).
+  const GpuDeviceConfig& d = settler.current().device;
+  const workloads::GpuProgram& prog = settler.current().program;
   const std::vector<GpuKernelRun>& runs = warm.runs;
   if (rec.on()) {
     trace_kernels(rec, top.name(), top, prog, runs);

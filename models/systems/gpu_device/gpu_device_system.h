@@ -15,8 +15,9 @@ struct GpuSystemConfig {
   GpuDeviceConfig device;
   workloads::GpuMappingOptions mapping;
   /// Passes of the whole kernel stream simulated before the measured one (not reported), so
-  /// the L2 holds what back-to-back benchmark calls leave in it; 0: the measured pass starts
-  /// with an empty L2.
+  /// the L2 holds what back-to-back benchmark calls leave in it and, under the power model, the
+  /// clock is the one the previous pass's simulated power allows (PowerSettler); 0: the
+  /// measured pass starts with an empty L2 at the estimate's clock.
   std::int64_t warmup = 0;
   static const config::SchemaOf<GpuSystemConfig>& schema();
 };

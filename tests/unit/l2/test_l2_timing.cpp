@@ -215,3 +215,23 @@ TEST_CASE("L2 timing: the address hash spreads a slice-aliased stride over the s
     }
   }
 }
+
+TEST_CASE("L2 timing: a new clock scales later accesses' times, not the cycles or the tags",
+          "[unit][l2][timing]") {
+  L2Config cfg = a100();
+  const double p = cfg.period_ps();
+  L2Timing l2(cfg);
+  const std::uint32_t near = l2.add_port(0);
+  (void)l2.access(near, DmaDescriptor::linear(0, 128), false, 0);
+  (void)l2.fetch_arrived(1e6);
+  // A near hit at 1410 MHz: 4.05 cycles of bandwidth path, then the 211-cycle latency.
+  L2Access a = l2.access(near, DmaDescriptor::linear(0, 128), false, 2e6);
+  CHECK(a.done_ps == Approx(2e6 + (4.05 + 211) * p));
+  // At twice the clock the same hit (the line stays valid) takes the same cycles, half the time.
+  l2.set_clock(Hz(2 * cfg.clock.value()));
+  CHECK(l2.config().clock.value() == 2 * cfg.clock.value());
+  a = l2.access(near, DmaDescriptor::linear(0, 128), false, 3e6);
+  CHECK(a.settled);
+  CHECK(a.done_ps == Approx(3e6 + (4.05 + 211) * p / 2));
+  CHECK(l2.counters().line_hits == 2);
+}

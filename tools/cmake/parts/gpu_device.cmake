@@ -11,6 +11,7 @@ target_sources(workloads PRIVATE
 target_sources(models_sc PRIVATE
   ${PROJECT_SOURCE_DIR}/models/gpu_sm/gpu_sm_module.cpp
   ${PROJECT_SOURCE_DIR}/models/systems/gpu_device/gpu_device_module.cpp
+  ${PROJECT_SOURCE_DIR}/models/systems/gpu_device/gpu_device_settle.cpp
   ${PROJECT_SOURCE_DIR}/models/systems/gpu_device/gpu_device_system.cpp
   ${PROJECT_SOURCE_DIR}/models/systems/gpu_device/gpu_device_trace.cpp)
 
