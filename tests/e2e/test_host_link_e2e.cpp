@@ -98,3 +98,11 @@ TEST_CASE("host link: bandwidth 0 is no host link, every figure unchanged", "[e2
   for (const char* c : {"mxu_busy_cycles", "mxu_stall_weight_cycles", "mxu_load_cycles"})
     CHECK(a.layers.get_number(0, c) == b.layers.get_number(0, c));
 }
+
+TEST_CASE("host link: a tpu_pod refuses one", "[e2e][host]") {
+  test::check_rejected("base: " + test::source_dir() +
+                           "/configs/presets/tpuv5e_slice.yaml\n"
+                           "system: {chip: {host: {bandwidth: 14GB/s}}}\n"
+                           "workload: {layers: [{name: g, op: gemm, m: 64, n: 64, k: 64}]}\n",
+                       "a host link is modelled for one chip (system kind tpu_chip) only");
+}
