@@ -69,6 +69,13 @@ TEST_CASE("host link: the first layer starts after its input has arrived", "[e2e
   CHECK(w.begin < in.end);     // the weights streamed in meanwhile
   CHECK(out.begin >= mm.end);  // the output left after the last matmul
   CHECK(static_cast<std::uint64_t>(p.layers.get_int(0, "end_cycle")) == out.end);
+  // The trace names the memories each transfer moved between.
+  for (const auto& e : p.trace.events)
+    if (p.trace.units.at(e.unit) == "chip0.host_dma") {
+      const bool load = p.trace.kinds.at(e.kind) == "load";
+      CHECK(p.trace.places.at(load ? e.src : e.dst) == "chip0.host");
+      CHECK(p.trace.places.at(load ? e.dst : e.src) == "chip0.core0.vmem");
+    }
   // The MXU's wait for it is a host-input stall, inside its input and fill/drain stalls.
   const double host = p.layers.get_number(0, "mxu_stall_host_cycles");
   CHECK(host > 0);

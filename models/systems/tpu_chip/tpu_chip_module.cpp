@@ -63,6 +63,7 @@ void TpuChipModule::add_host_link() {
   host_dma_->hbm.bind(*host_);
   host_dma_->cmem.bind(*host_);
   host_dma_->vmem.bind(*vmems_.front());  // the Unified Buffer (core 0's VMEM)
+  host_dma_->set_vmem_path("core0.vmem");
   units_.push_back(host_dma_.get());
 }
 
