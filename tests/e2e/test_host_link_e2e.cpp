@@ -113,3 +113,18 @@ TEST_CASE("host link: a tpu_pod refuses one", "[e2e][host]") {
                            "workload: {layers: [{name: g, op: gemm, m: 64, n: 64, k: 64}]}\n",
                        "a host link is modelled for one chip (system kind tpu_chip) only");
 }
+
+TEST_CASE("host link: --plan states its transfers without simulating", "[e2e][host]") {
+  TempDir dir;
+  dir.write("plan.yaml", experiment("{bandwidth: 1GB/s, latency: 2us}"));
+  const auto r = test::simrun("plan.yaml --plan", dir);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  // 2 x (65,536 B / 1 GB/s + 2 us) = 135.072 us = 94,550 cycles at 700 MHz.
+  CHECK_THAT(r.out, Catch::Contains("host link: 64 KiB in, 64 KiB out in 2 transfers: 94,550 "
+                                    "cycles at 1 GB/s and 2 us each"));
+  dir.write("none.yaml", experiment("{bandwidth: 0B/s}"));
+  const auto n = test::simrun("none.yaml --plan", dir);
+  REQUIRE(n.exit_code == 0);
+  CHECK_THAT(n.out, !Catch::Contains("host link"));
+}
