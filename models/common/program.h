@@ -30,6 +30,7 @@ enum class Operand : std::uint8_t {
   kNone,    ///< intermediate data of the layer (partial sums, staged copies, results)
   kInput,   ///< reads the layer's input activations: waits for the instance that produced them
   kWeight,  ///< reads a weight tensor (in HBM from the start): waits only for its VMEM buffer
+  kHost,    ///< moves the workload's input in from host memory, or its output out to it
 };
 
 struct Op {
@@ -78,6 +79,8 @@ struct Program {
   std::vector<VmemTail> vmem_tail;
   std::vector<WeightFifo> fifos;  ///< the weight FIFOs the lowered layer uses
   std::uint32_t instances = 1;    ///< lowered layer instances in `ops` (after < instances + 1)
+  /// The host-link loads of the workload's input linked so far (by input step: an LSTM's x_t).
+  std::vector<std::uint32_t> host_inputs;
 };
 
 }  // namespace systole::models

@@ -34,7 +34,9 @@ void DmaModule::trace_route(const Op& op, stats::Trace& trace, stats::TraceEvent
   const Program& program = board().program();
   const std::string& self = program.units[index()];  // "chip0.core1.dma0"
   const std::uint16_t memory = trace.place(program.memories[op.memory]);
-  const std::uint16_t local = trace.place(self.substr(0, self.rfind('.')) + ".vmem");
+  const std::string parent = self.substr(0, self.rfind('.'));
+  const std::uint16_t local =
+      trace.place(parent + "." + (vmem_path_.empty() ? std::string("vmem") : vmem_path_));
   const bool store = op.kind == OpKind::kStore;
   e.src = store ? local : memory;
   e.dst = store ? memory : local;

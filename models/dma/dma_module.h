@@ -12,6 +12,8 @@
 // it lies inside the op's busy time when the op is already executing.
 
 #include <array>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "models/common/memory_if.h"
@@ -45,6 +47,9 @@ class DmaModule : public UnitModule {
   /// for the memory behind the `cmem` port, false for the one behind `hbm`. Set by the netlist
   /// before a run, from the paths.
   void route(std::vector<bool> cmem_at) { cmem_at_ = std::move(cmem_at); }
+  /// The VMEM it fills, as a path below its device's (traces): by default the one beside the
+  /// engine (`chip0.core1.dma0` fills `chip0.core1.vmem`); a chip-level engine names its own.
+  void set_vmem_path(std::string local) { vmem_path_ = std::move(local); }
   /// Picoseconds one layer's transfers waited for a memory to accept them (back-pressure).
   double held_ps(std::uint32_t layer) const { return held_ps_[layer]; }
 
@@ -63,6 +68,7 @@ class DmaModule : public UnitModule {
   DmaConfig cfg_;
   Scoreboard& scoreboard_;
   std::vector<bool> cmem_at_;
+  std::string vmem_path_;             // set_vmem_path; empty: the engine's own core's VMEM
   std::vector<std::uint32_t> order_;  // this engine's ops in program (= queue) order
   std::vector<char> claimed_, started_;
   std::vector<std::uint64_t> handle_;

@@ -38,15 +38,21 @@ void MxuModule::dequeued(const Op& op) {
   // A dependency on a store means the op waits for its accumulator buffer to be written out;
   // when only such dependencies are pending the wait is an output stall (when operand loads
   // are pending as well it counts as an input stall).
-  // A pending weight load makes an input stall a weight stall.
-  bool input = false, output = false, weight = false;
+  // A pending weight load makes an input stall a weight stall, a pending load from host memory
+  // a host-input stall (refine_wait keeps either only if it was what the op waited for last).
+  bool input = false, output = false, weight = false, host = false;
   for (std::uint32_t d : op.deps) {
     if (board().done(d)) continue;
     const Op& dep = board().program().ops[d];
     (dep.kind == OpKind::kStore ? output : input) = true;
     weight = weight || (dep.kind == OpKind::kLoad && dep.operand == Operand::kWeight);
+    host = host || (dep.kind == OpKind::kLoad && dep.operand == Operand::kHost);
   }
-  wait_ = output && !input ? DepWait::kOutput : weight ? DepWait::kWeight : DepWait::kInput;
+  wait_ = output && !input ? DepWait::kOutput
+          : host           ? DepWait::kHost
+          : weight         ? DepWait::kWeight
+                           : DepWait::kInput;
+  waits_weight_ = weight;
 }
 
 void MxuModule::enter_instance(const Op& op) {
@@ -60,16 +66,18 @@ void MxuModule::enter_instance(const Op& op) {
 }
 
 void MxuModule::refine_wait(const Op& op, sc_core::sc_time deps_done) {
-  if (wait_ != DepWait::kWeight) return;
-  // A weight stall only if a weight tile was what the op waited for last (not the layer
-  // instance before it, or a vector op: a read-after-write wait).
-  bool weight_last = false;
+  if (wait_ != DepWait::kWeight && wait_ != DepWait::kHost) return;
+  // A weight (host-input) stall only if a weight tile (the input from host) was what the op
+  // waited for last (not the layer instance before it, or a vector op: a read-after-write
+  // wait); the host input first when both arrived at once.
+  bool weight_last = false, host_last = false;
   for (std::uint32_t d : op.deps) {
     const Op& dep = board().program().ops[d];
-    weight_last = weight_last || (dep.kind == OpKind::kLoad && dep.operand == Operand::kWeight &&
-                                  board().done_at(d) == deps_done);
+    if (dep.kind != OpKind::kLoad || board().done_at(d) != deps_done) continue;
+    weight_last = weight_last || (waits_weight_ && dep.operand == Operand::kWeight);
+    host_last = host_last || (wait_ == DepWait::kHost && dep.operand == Operand::kHost);
   }
-  if (!weight_last) wait_ = DepWait::kInput;
+  wait_ = host_last ? DepWait::kHost : weight_last ? DepWait::kWeight : DepWait::kInput;
 }
 
 void MxuModule::record(const Op& op, const MatmulCost& c, const OpSchedule& s, std::uint64_t delay,

@@ -61,6 +61,7 @@ class MxuModule : public UnitModule {
   std::shared_ptr<VmemPort> vmem_;
   std::uint64_t run_start_ = 0;  // cycle the program started
   DepWait wait_ = DepWait::kInput;
+  bool waits_weight_ = false;  // a weight load was pending when the op was dequeued
   std::vector<MxuCounters> layers_mxu_;
   std::uint32_t last_layer_ = 0;     // the layer of the last op executed
   std::uint32_t last_instance_ = 0;  // and its layer instance

@@ -13,6 +13,7 @@ void MxuCounters::add(const MxuCounters& o) {
   fill_drain += o.fill_drain;
   stall_input += o.stall_input;
   stall_weight += o.stall_weight;
+  stall_host += o.stall_host;
   ops += o.ops;
   folds += o.folds;
   macs += o.macs;
@@ -52,6 +53,10 @@ void declare_mxu_stats(stats::StatGroup& g, MxuCountersOf counters, double mxu_p
          "cycles an op waited for a weight tile from memory (within fill_drain_cycles and "
          "stall_input_cycles; TPU v1's weight stall counter)",
          &MxuCounters::stall_weight);
+  cycles("stall_host_cycles",
+         "cycles an op waited for the workload's input from host memory over the host link "
+         "(within fill_drain_cycles and stall_input_cycles; TPU v1's input data stalls)",
+         &MxuCounters::stall_host);
   g.formula({"stall_cycles", "cycles", "stall_input_cycles + stall_output_cycles"},
             [counters, cyc](std::size_t s) {
               const MxuCounters x = counters(s);
@@ -93,6 +98,7 @@ void MxuTimeline::op(const OpSchedule& s, std::uint64_t vmem_delay, DepWait why,
     c.fill_drain += drain - c0;
     (why == DepWait::kOutput ? c.stall_output : c.stall_input) += t1 - drain;
     if (why == DepWait::kWeight) c.stall_weight += t1 - c0;
+    if (why == DepWait::kHost) c.stall_host += t1 - c0;
   }
   // [t1, ideal): operands ready, the port waits for the first tile (os: for the drain).
   (load_ ? c.weight_load : c.stall_output) += ideal - t1;

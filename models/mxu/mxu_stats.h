@@ -8,7 +8,8 @@
 // in VMEM yet, or the shared VMEM port has not delivered them); the rest is idle. Besides the
 // classes, stall_weight counts the cycles (fill_drain or stall_input) an op waited for a weight
 // tile still on its way from memory: TPU v1's "weight stall" counter (Jouppi et al., ISCA 2017,
-// Table 3).
+// Table 3), and stall_host those it waited for the workload's input from host memory (over the
+// host link: Table 3's "input data stalls").
 // declare_mxu_stats binds them into the stats tree.
 
 #include <cstdint>
@@ -28,6 +29,7 @@ struct MxuCounters {
   std::uint64_t fill_drain = 0;
   std::uint64_t stall_input = 0;
   std::uint64_t stall_weight = 0;  ///< not a class: waits for a weight load (see above)
+  std::uint64_t stall_host = 0;    ///< not a class: waits for input from host (see above)
   std::uint64_t ops = 0;
   std::uint64_t folds = 0;
   std::uint64_t macs = 0;
@@ -50,8 +52,9 @@ void declare_mxu_stats(stats::StatGroup& g, MxuCountersOf counters, double mxu_p
                        const stats::Timebase& tb);
 
 /// Why an op's operands were late when the MXU reached it: kWeight is an input wait in which a
-/// weight load (models::Operand::kWeight) is still pending.
-enum class DepWait { kInput, kOutput, kWeight };
+/// weight load (models::Operand::kWeight) is still pending, kHost one for the workload's input
+/// from host memory (models::Operand::kHost).
+enum class DepWait { kInput, kOutput, kWeight, kHost };
 
 /// Classifies an MXU's cycles op by op from the exact schedules (models nothing itself).
 class MxuTimeline {

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -19,14 +20,19 @@ using namespace systole;
 namespace {
 
 /// Table 3 of the paper: rows 9 (TOPS), 1 (array active), 4 (weight stall), 5 (weight shift),
-/// 6 (non-matrix) and 7 (RAW stalls); rows 1, 4, 5 and 6 total 100%.
+/// 6 (non-matrix), 7 (RAW stalls) and 8 (input data stalls, known for MLP1, README.md, and for
+/// CNN1, "1% PCIe input stalls" in §4; NaN: not transcribed); rows 1, 4, 5 and 6 total 100%.
 struct Paper {
-  double tops, active, weight_stall, weight_shift, non_matrix, raw;
+  double tops, active, weight_stall, weight_shift, non_matrix, raw, input_stall;
 };
+constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
 const std::map<std::string, Paper> kPaper = {
-    {"mlp0", {12.3, 12.7, 53.9, 15.9, 17.5, 3.3}}, {"mlp1", {9.7, 10.6, 44.2, 13.4, 31.9, 8.4}},
-    {"lstm0", {3.7, 8.2, 58.1, 15.8, 17.9, 14.6}}, {"lstm1", {2.8, 10.5, 62.1, 17.1, 10.3, 10.6}},
-    {"cnn0", {86.0, 78.2, 0.0, 0.0, 21.8, 3.5}},   {"cnn1", {14.1, 46.2, 28.1, 7.0, 18.7, 22.8}},
+    {"mlp0", {12.3, 12.7, 53.9, 15.9, 17.5, 3.3, kUnknown}},
+    {"mlp1", {9.7, 10.6, 44.2, 13.4, 31.9, 8.4, 8.8}},
+    {"lstm0", {3.7, 8.2, 58.1, 15.8, 17.9, 14.6, kUnknown}},
+    {"lstm1", {2.8, 10.5, 62.1, 17.1, 10.3, 10.6, kUnknown}},
+    {"cnn0", {86.0, 78.2, 0.0, 0.0, 21.8, 3.5, kUnknown}},
+    {"cnn1", {14.1, 46.2, 28.1, 7.0, 18.7, 22.8, 1.0}},
 };
 
 // Targets (issue 10, stated before measuring): MLP0, MLP1, LSTM0, LSTM1 within 15% of the
@@ -40,6 +46,7 @@ constexpr double kMeanTopsError = 0.20;
 /// the run's cycles (README.md: the mapping).
 struct Simulated {
   double tops = 0, active = 0, weight_stall = 0, weight_shift = 0, non_matrix = 0, raw = 0;
+  double input_stall = 0;
 };
 
 const std::map<std::string, Simulated>& simulated() {
@@ -57,6 +64,7 @@ const std::map<std::string, Simulated>& simulated() {
       name = name.substr(name.find('/') + 1);
       name = name.substr(0, name.find('.'));
       double macs = 0, seconds = 0, cycles = 0, busy = 0, shift = 0, weight = 0, waits = 0;
+      double host = 0;
       const auto& l = p.layers;
       for (size_t i = 0; i < l.rows().size(); ++i) {
         macs += l.get_number(i, "macs");
@@ -65,6 +73,7 @@ const std::map<std::string, Simulated>& simulated() {
         busy += l.get_number(i, "mxu_busy_cycles");
         shift += l.get_number(i, "mxu_load_cycles");
         weight += l.get_number(i, "mxu_stall_weight_cycles");
+        host += l.get_number(i, "mxu_stall_host_cycles");
         waits +=
             l.get_number(i, "mxu_stall_input_cycles") + l.get_number(i, "mxu_fill_drain_cycles");
       }
@@ -74,7 +83,8 @@ const std::map<std::string, Simulated>& simulated() {
       s.weight_stall = 100 * weight / cycles;
       s.weight_shift = 100 * shift / cycles;
       s.non_matrix = 100 - s.active - s.weight_stall - s.weight_shift;
-      s.raw = 100 * (waits - weight) / cycles;
+      s.raw = 100 * (waits - weight - host) / cycles;
+      s.input_stall = 100 * host / cycles;
       out[name] = s;
     }
     REQUIRE(out.size() == kPaper.size());
@@ -102,6 +112,8 @@ TEST_CASE("TPU v1: the cycle breakdown partitions each run", "[validation]") {
     // The classes cover disjoint cycles of the run, and the TOPS stay under the peak they imply.
     CHECK(s.non_matrix >= 0);
     CHECK(s.raw >= 0);
+    CHECK(s.input_stall >= 0);
+    CHECK(s.input_stall <= s.non_matrix + 1e-9);       // part of the non-matrix cycles
     CHECK(s.tops <= 91.75 * s.active / 100 * 1.0001);  // 65,536 MACs x 2 x 0.7 GHz when active
   }
   // The table of README.md, printed for people.
@@ -112,10 +124,10 @@ TEST_CASE("TPU v1: the cycle breakdown partitions each run", "[validation]") {
     std::snprintf(
         line, sizeof line,
         "%-5s TOPS %5.2f (%5.1f, %+5.0f%%) active %4.1f (%4.1f) weight stall %4.1f (%4.1f) "
-        "shift %4.1f (%4.1f) non-matrix %4.1f (%4.1f) RAW %4.1f (%4.1f)\n",
+        "shift %4.1f (%4.1f) non-matrix %4.1f (%4.1f) RAW %4.1f (%4.1f) input %4.1f (%4.1f)\n",
         app.c_str(), s.tops, p.tops, 100 * (s.tops / p.tops - 1), s.active, p.active,
         s.weight_stall, p.weight_stall, s.weight_shift, p.weight_shift, s.non_matrix, p.non_matrix,
-        s.raw, p.raw);
+        s.raw, p.raw, s.input_stall, p.input_stall);
     table += line;
   }
   WARN("Systole (paper):\n" << table);
@@ -125,29 +137,29 @@ TEST_CASE("TPU v1 MLP0: TOPS and weight stall within the targets", "[validation]
   check_app("mlp0");
 }
 
-// Missed (README.md): the weight stall is 16 points above Table 3's 44.2%. The paper's MLP1
-// spends 31.9% of its cycles outside matrix work (its host interaction is 76% of TPU time,
-// Table 5; input stalls 8.8%, RAW stalls 8.4%); Systole models no host link, so its MLP1 is
-// all weight streaming. TOPS are within the target.
-TEST_CASE("TPU v1 MLP1: TOPS and weight stall within the targets", "[validation][!mayfail]") {
+// Met since the host link (README.md): the batch's input arrives over PCIe before the first
+// matmul and its output leaves after the last (8.2% input stalls against Table 3's 8.8%), so
+// MLP1 is no longer all weight streaming; it was 16 points above Table 3's 44.2% without it.
+// Met at both ends of the link's assumed bandwidth and latency ranges.
+TEST_CASE("TPU v1 MLP1: TOPS and weight stall within the targets", "[validation]") {
   check_app("mlp1");
 }
 
-// Missed (README.md): +17% TOPS and 15.4 points more weight stall. At 34 GB/s a batch of 64
+// Missed (README.md): +16% TOPS and 15.1 points more weight stall. At 34 GB/s a batch of 64
 // allows 4.35 TOPS; the paper measured 85% of that with 17.9% non-matrix cycles, Systole hides
 // the LSTM cells behind the weight FIFO's prefetch (3% non-matrix) and streams at the full peak.
 TEST_CASE("TPU v1 LSTM0: TOPS and weight stall within the targets", "[validation][!mayfail]") {
   check_app("lstm0");
 }
 
-// Missed (README.md): +131% TOPS. The paper's own counters disagree with its 2.8 TOPS: 6.3%
+// Missed (README.md): +129% TOPS. The paper's own counters disagree with its 2.8 TOPS: 6.3%
 // useful MACs (Table 3 row 2) x 91.75 TOPS = 5.8 TOPS, and 2.8 is 43% of what batch 96 allows
 // at 34 GB/s with only 10.3% non-matrix cycles. The weight stall is within the target.
 TEST_CASE("TPU v1 LSTM1: TOPS and weight stall within the targets", "[validation][!mayfail]") {
   check_app("lstm1");
 }
 
-// Missed (README.md): LSTM1 (+131%) and CNN1 (+123%, unpublished shapes) dominate the mean.
+// Missed (README.md): LSTM1 (+129%) and CNN1 (+119%, unpublished shapes) dominate the mean.
 TEST_CASE("TPU v1: mean absolute TOPS error of the six applications", "[validation][!mayfail]") {
   double sum = 0;
   for (const auto& [app, s] : simulated()) sum += std::fabs(s.tops / kPaper.at(app).tops - 1);

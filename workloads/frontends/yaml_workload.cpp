@@ -358,6 +358,7 @@ Layer parse_layer(const Node& n, const std::string& path, size_t index, const Pa
       l.n = 4 * s.hidden;
       if (s.repeat * s.steps > (1 << 20)) bad("steps", "repeat x steps exceeds 2^20");
       l.repeat = s.repeat * s.steps;  // one instance per time step (and stacked layer)
+      l.steps = s.steps;
       break;
     }
     case LayerOp::kAllReduce:

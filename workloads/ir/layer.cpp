@@ -177,6 +177,7 @@ std::string canonical_text(const Workload& w) {
         c.h, c.w, c.c, c.k, c.r, c.s, c.stride, c.pad, c.dilation, c.groups, a.batch, a.heads,
         a.kv_heads, a.seq_q, a.seq_kv, a.head_dim, a.causal, l.vec.rows, l.vec.cols, l.glu,
         fmt::join(l.inputs, ","));
+    if (l.op == LayerOp::kLstm) out += fmt::format(" steps={}", l.steps);
     for (const Epilogue& e : l.epilogue)
       out += fmt::format(" +{}:{}:{}", e.name, layer_op_name(e.op), e.extra_inputs);
     out += "\n";

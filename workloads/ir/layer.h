@@ -92,7 +92,10 @@ struct Layer {
   LayerOp op = LayerOp::kGemm;
   DataType dtype = DataType::kBf16;  ///< operand type; outputs in the same type
   std::int64_t repeat = 1;           ///< identical layers in a row (e.g. transformer blocks)
-  Origin origin;                     ///< where the layer was declared
+  /// lstm: time steps per stacked layer (repeat = stacked layers x steps, stacked layer by
+  /// stacked layer: instances [0, steps) are the first, which reads the workload's x_t).
+  std::int64_t steps = 1;
+  Origin origin;  ///< where the layer was declared
 
   // gemm: C[batch][m x n] = A[batch][m x k] * B[k x n]; B (the weights) is shared by the batch,
   // so the batch folds into M.

@@ -78,6 +78,32 @@ bool communication_only(const Program& p) {
                                        [](const Op& o) { return o.kind == OpKind::kCollective; });
 }
 
+/// A DMA over the host link of `device` (TpuChipConfig::address names its engine and memory).
+Op host_transfer(Program& whole, OpKind kind, std::uint64_t bytes, std::uint32_t layer,
+                 std::uint32_t instance, const std::string& device = "chip0") {
+  Op op;
+  op.kind = kind;
+  op.operand = Operand::kHost;
+  op.unit = static_cast<std::uint16_t>(intern(whole.units, device + ".host_dma"));
+  op.memory = static_cast<std::uint8_t>(intern(whole.memories, device + ".host"));
+  op.bytes = bytes;
+  op.layer = layer;
+  op.instance = instance;
+  return op;
+}
+
+/// The ops in [begin, end) of `whole` that no other op in that range depends on.
+std::vector<std::uint32_t> sinks(const Program& whole, std::uint32_t begin, std::uint32_t end) {
+  std::vector<char> read(end - begin, 0);
+  for (std::uint32_t i = begin; i < end; ++i)
+    for (const auto d : whole.ops[i].deps)
+      if (d >= begin && d < end) read[d - begin] = 1;
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t i = begin; i < end; ++i)
+    if (!read[i - begin]) out.push_back(i);
+  return out;
+}
+
 }  // namespace
 
 CompiledLayer lower_collective(const Layer& l, const std::string& device) {
@@ -102,9 +128,21 @@ CompiledLayer lower_collective(const Layer& l, const std::string& device) {
 }
 
 void link_instance(Program& whole, const Program& part, std::uint32_t layer,
-                   const models::TpuChipConfig& chip, bool overlap) {
+                   const models::TpuChipConfig& chip, bool overlap, const HostTransfers* host) {
   const std::uint32_t instance = whole.instances;  // instances linked so far
   const bool first = instance == 0;
+  // The workload's input from host memory: read once per input step (the first reader loads it,
+  // with no dependency: the host has the batch's inputs from the start).
+  std::uint32_t host_input = ~0u;
+  if (host && host->input_step >= 0 && host->input_bytes > 0) {
+    const auto step = static_cast<size_t>(host->input_step);
+    if (whole.host_inputs.size() <= step) whole.host_inputs.resize(step + 1, ~0u);
+    if (whole.host_inputs[step] == ~0u) {
+      whole.host_inputs[step] = static_cast<std::uint32_t>(whole.ops.size());
+      whole.ops.push_back(host_transfer(whole, OpKind::kLoad, host->input_bytes, layer, instance));
+    }
+    host_input = whole.host_inputs[step];
+  }
   const auto offset = static_cast<std::uint32_t>(whole.ops.size());
   const bool has_tail = !whole.vmem_tail.empty();
   const auto per_core = static_cast<std::uint32_t>(chip.units_per_core());
@@ -145,9 +183,19 @@ void link_instance(Program& whole, const Program& part, std::uint32_t layer,
         waits = true;
       }
     }
+    // Whatever reads the layer's input (or starts from nothing but it) waits for it from host.
+    const bool reads_input =
+        src.operand == Operand::kInput || (src.deps.empty() && src.operand != Operand::kWeight);
+    if (host_input != ~0u && reads_input) op.deps.push_back(host_input);
     whole.ops.push_back(std::move(op));
   }
   SYSTOLE_ASSERT(waits || part.ops.empty(), "a linked instance that reads nothing before it");
+  if (host && host->output_bytes > 0) {  // the outputs leave once the instance is done
+    const auto end = static_cast<std::uint32_t>(whole.ops.size());
+    Op out = host_transfer(whole, OpKind::kStore, host->output_bytes, layer, instance);
+    out.deps = sinks(whole, offset, end);
+    whole.ops.push_back(std::move(out));
+  }
   if (!communication_only(part)) {  // a collective leaves the VMEM buffers as they were
     whole.vmem_tail = part.vmem_tail;
     for (auto& t : whole.vmem_tail)
@@ -196,10 +244,17 @@ Program link(const models::TpuChipConfig& chip, const CompiledWorkload& c,
   for (const auto& l : c.layers) ops += l.lowered.ops.size() * static_cast<size_t>(l.layer.repeat);
   out.ops.reserve(ops);
   if (first_op) first_op->clear();
+  std::vector<std::vector<HostTransfers>> host;
+  if (chip.host.declared()) {
+    std::vector<Layer> layers;
+    for (const auto& l : c.layers) layers.push_back(l.layer);
+    host = plan_host_transfers(layers);
+  }
   for (size_t i = 0; i < c.layers.size(); ++i) {
     if (first_op) first_op->push_back(static_cast<std::uint32_t>(out.ops.size()));
     for (std::int64_t r = 0; r < c.layers[i].layer.repeat; ++r)
-      link_instance(out, c.layers[i].lowered, static_cast<std::uint32_t>(i), chip, c.layer_overlap);
+      link_instance(out, c.layers[i].lowered, static_cast<std::uint32_t>(i), chip, c.layer_overlap,
+                    host.empty() ? nullptr : &host[i][static_cast<size_t>(r)]);
   }
   if (first_op) first_op->push_back(static_cast<std::uint32_t>(out.ops.size()));
   return out;

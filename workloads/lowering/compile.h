@@ -12,6 +12,10 @@
 //    before that: weights are prefetched at most one layer ahead, as XLA's schedule does.
 // With mapping.layer_overlap false every op with no dependency waits for the previous instance:
 // each layer starts cold, as with one sc_start per layer.
+// With a host link (TpuChipConfig::host) the workload's input is read from host memory by a load
+// on the host DMA engine that the instance's input readers wait for (only they: its weights
+// stream in meanwhile), and its outputs are written back by a store after the instance's last
+// ops (host_io.h says which instances).
 
 #include <cstdint>
 #include <string>
@@ -19,6 +23,7 @@
 
 #include "models/common/program.h"
 #include "models/systems/tpu_chip/tpu_chip_config.h"
+#include "workloads/lowering/host_io.h"
 #include "workloads/lowering/tpu_layer_lowering.h"
 
 namespace systole::workloads {
@@ -53,8 +58,10 @@ models::Program link(const models::TpuChipConfig& chip, const CompiledWorkload& 
                      std::vector<std::uint32_t>* first_op = nullptr);
 
 /// Appends one instance of a lowered layer to `whole` (whose `instances` counts those linked so
-/// far: start from 0), linked to the instance before it as described above.
+/// far: start from 0), linked to the instance before it as described above; `host`: what it
+/// moves over the chip's host link (none when null).
 void link_instance(models::Program& whole, const models::Program& part, std::uint32_t layer,
-                   const models::TpuChipConfig& chip, bool overlap);
+                   const models::TpuChipConfig& chip, bool overlap,
+                   const HostTransfers* host = nullptr);
 
 }  // namespace systole::workloads

@@ -5,6 +5,7 @@
 namespace systole::models {
 
 std::string TpuChipConfig::unit_name(std::uint16_t unit) const {
+  if (unit >= units()) return "host_dma";
   const auto core = unit / units_per_core();
   const auto i = unit % units_per_core();
   if (i < mxus_per_core) return fmt::format("core{}.mxu{}", core, i);
@@ -18,6 +19,10 @@ void TpuChipConfig::address(Program& program, const std::string& device) const {
   for (std::int64_t u = 0; u < units(); ++u)
     program.units.push_back(device + "." + unit_name(static_cast<std::uint16_t>(u)));
   program.memories = {device + ".hbm", device + ".cmem"};
+  if (host.declared()) {
+    program.units.push_back(device + "." + unit_name(host_dma_unit()));
+    program.memories.push_back(device + ".host");
+  }
 }
 
 const config::SchemaOf<TpuChipConfig>& TpuChipConfig::schema() {
@@ -35,12 +40,14 @@ const config::SchemaOf<TpuChipConfig>& TpuChipConfig::schema() {
         .group("hbm", &TpuChipConfig::hbm, HbmConfig::schema(), "main memory")
         .group("dma", &TpuChipConfig::dma, DmaConfig::schema(), "DMA engines")
         .group("vector", &TpuChipConfig::vector, VectorConfig::schema(), "vector unit per core")
+        .group("host", &TpuChipConfig::host, HostLinkConfig::schema(),
+               "link to host memory (none unless its bandwidth is declared)")
         .real("tdp_watts", &TpuChipConfig::tdp_watts, 192.0, 0.0, 10000.0,
               "chip power for per-watt comparisons (TPU v4: 192 W, the maximum of the measured "
               "min/mean/max 90/170/192 W on Google Cloud's TPU v4 page); 0: unpublished",
               "W");
     b.check([](const TpuChipConfig& c, const config::Node& n, const std::string& p) {
-      if (c.units() > 65535)
+      if (c.units() > 65534)
         throw ConfigError(n.origin(), p, "too many units (cores x (MXUs + DMA engines) > 65535)");
     });
     return b;

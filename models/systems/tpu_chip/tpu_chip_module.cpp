@@ -12,7 +12,8 @@ TpuChipModule::TpuChipModule(const sc_core::sc_module_name& name, const TpuChipC
                              stats::Trace* trace)
     : sc_core::sc_module(name),
       cfg_(cfg),
-      period_(sc_core::sc_time(1.0 / cfg.clock.value(), sc_core::SC_SEC)) {
+      period_(sc_core::sc_time(1.0 / cfg.clock.value(), sc_core::SC_SEC)),
+      trace_(trace) {
   HbmInstance hbm = make_hbm("hbm", cfg.hbm);
   hbm_ = hbm.memory;
   hbm_banks_ = hbm.banks;
@@ -42,6 +43,28 @@ TpuChipModule::TpuChipModule(const sc_core::sc_module_name& name, const TpuChipC
                                                    cfg.vector, period_, board_, trace));
     units_[id] = vpus_.back().get();
   }
+  if (cfg.host.declared()) add_host_link();
+}
+
+void TpuChipModule::add_host_link() {
+  // Host memory as the link delivers it: bandwidth/latency, first come first served (both
+  // directions share it: a batch's inputs arrive before its outputs leave).
+  const HostLinkConfig& h = cfg_.host;
+  host_ = std::make_unique<BandwidthMemoryModule>(
+      "host", h.bandwidth.value(), static_cast<double>(h.latency.value()), kHostTransferQueue);
+  DmaConfig d;
+  d.engines = 1;
+  d.granule = Bytes(64);  // ASSUMPTION: PCIe moves whole 64 B lines of host memory
+  d.setup = cfg_.dma.setup;
+  d.request = h.request;
+  d.outstanding = h.outstanding;
+  const auto id = cfg_.host_dma_unit();
+  host_dma_ = std::make_unique<DmaModule>("host_dma", id, d, board_, trace_);
+  host_dma_->hbm.bind(*host_);
+  host_dma_->cmem.bind(*host_);
+  host_dma_->vmem.bind(*vmems_.front());  // the Unified Buffer (core 0's VMEM)
+  host_dma_->set_vmem_path("core0.vmem");
+  units_.push_back(host_dma_.get());
 }
 
 std::vector<UnitModule*> TpuChipModule::resolve(const Program& program) {
@@ -61,12 +84,14 @@ std::vector<UnitModule*> TpuChipModule::resolve(const Program& program) {
   }
   std::vector<bool> cmem_at;
   for (const auto& path : program.memories) {
-    if (path != self + ".hbm" && path != self + ".cmem")
+    const bool host = host_ && path == self + ".host";
+    if (path != self + ".hbm" && path != self + ".cmem" && !host)
       throw SimError(fmt::format("the program names memory '{}', which netlist '{}' does not have",
                                  path, self));
     cmem_at.push_back(path == self + ".cmem");
   }
   for (auto& d : dmas_) d->route(cmem_at);
+  if (host_dma_) host_dma_->route(std::vector<bool>(cmem_at.size(), false));  // all: the host
   return by_index;
 }
 

@@ -1,8 +1,10 @@
 #pragma once
 // The SystemC netlist of one TPU chip: per TensorCore, MXUs (fold- or PE-level, mxu.model), DMA
 // engines, a vector unit and the VMEM banks the engines fill; one HBM (bank-level or
-// bandwidth/latency, hbm.model) and one banked CMEM shared by all DMA engines. It executes a
-// whole workload's program under one sc_start.
+// bandwidth/latency, hbm.model) and one banked CMEM shared by all DMA engines; with a declared
+// host link, host memory behind it and one host DMA engine that fills core 0's VMEM from it
+// (TPU v1's Read_Host_Memory / Write_Host_Memory). It executes a whole workload's program under
+// one sc_start.
 
 #include <memory>
 #include <string>
@@ -51,6 +53,9 @@ class TpuChipModule : public sc_core::sc_module {
   /// The bank-level HBM, or nullptr under hbm.model: bandwidth.
   HbmModule* hbm_banks() const { return hbm_banks_; }
   const SramModule& cmem() const { return *cmem_; }
+  /// The host DMA engine and host memory (over the host link), or nullptr without host link.
+  const DmaModule* host_dma() const { return host_dma_.get(); }
+  const MemoryIf* host() const { return host_.get(); }
   /// Each TensorCore's VMEM (the DMA side: tiles written and read by the engines).
   const std::vector<std::unique_ptr<SramModule>>& vmems() const { return vmems_; }
 
@@ -66,8 +71,15 @@ class TpuChipModule : public sc_core::sc_module {
   std::vector<std::unique_ptr<MxuModule>> mxus_;
   std::vector<std::unique_ptr<DmaModule>> dmas_;
   std::vector<std::unique_ptr<VectorModule>> vpus_;
+  std::unique_ptr<BandwidthMemoryModule> host_;  // host memory, as the host link delivers it
+  std::unique_ptr<DmaModule> host_dma_;
   std::vector<UnitModule*> units_;                          // by unit id
   std::vector<std::pair<std::string, UnitModule*>> extra_;  // add_unit
+  /// Transfers the host engine may have accepted by host memory and not yet complete.
+  static constexpr std::uint32_t kHostTransferQueue = 16;
+  stats::Trace* trace_ = nullptr;
+  /// Builds host memory and the host DMA engine (cfg.host declared).
+  void add_host_link();
   /// Resolves the program's unit paths to this netlist's units and routes its memories.
   std::vector<UnitModule*> resolve(const Program& program);
 };

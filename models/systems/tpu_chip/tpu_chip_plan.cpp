@@ -5,6 +5,7 @@
 #include "sim/core/text.h"
 #include "sim/core/units.h"
 #include "sim/stats/summary.h"
+#include "workloads/lowering/host_io.h"
 
 namespace systole::models {
 
@@ -48,6 +49,27 @@ std::string bytes(std::uint64_t b) {
 }
 std::string cycles(double c) { return with_commas(static_cast<unsigned long long>(c + 0.5)); }
 
+/// The host link's transfers (system.chip.host), serial per batch: one line, or "" without one.
+std::string host_line(const TpuChipConfig& chip, const workloads::CompiledWorkload& c) {
+  if (!chip.host.declared()) return "";
+  std::vector<workloads::Layer> layers;
+  for (const auto& l : c.layers) layers.push_back(l.layer);
+  std::uint64_t in = 0, out = 0, transfers = 0;
+  for (const auto& instances : workloads::plan_host_transfers(layers))
+    for (const auto& t : instances) {
+      in += t.input_bytes;
+      out += t.output_bytes;
+      transfers += (t.input_bytes > 0) + (t.output_bytes > 0);
+    }
+  const double seconds = static_cast<double>(in + out) / chip.host.bandwidth.value() +
+                         static_cast<double>(transfers) * chip.host.latency.value() * 1e-12;
+  return fmt::format(
+      "host link: {} in, {} out in {} transfers: {} cycles at {} and {} each, if none overlapped\n",
+      bytes(in), bytes(out), transfers, cycles(seconds * chip.clock.value()),
+      format_quantity(chip.host.bandwidth.value(), Dimension::kBandwidth),
+      format_quantity(static_cast<double>(chip.host.latency.value()) * 1e-12, Dimension::kTime));
+}
+
 }  // namespace
 
 std::string TpuChipSystem::plan(const workloads::Workload& w) const {
@@ -81,9 +103,10 @@ std::string TpuChipSystem::plan(const workloads::Workload& w) const {
                   bytes(total.hbm), bytes(total.cmem), bytes(total.vmem), "", "", "",
                   cycles(roofline), ""});
   return stats::format_table(
-      {"layer", "op", "shape", "repeat", "tile", "ops load/store/matmul/vector", "HBM", "CMEM",
-       "VMEM", "compute", "vector", "HBM bound", "roofline", "bound"},
-      rows);
+             {"layer", "op", "shape", "repeat", "tile", "ops load/store/matmul/vector", "HBM",
+              "CMEM", "VMEM", "compute", "vector", "HBM bound", "roofline", "bound"},
+             rows) +
+         host_line(cfg_.chip, c);
 }
 
 }  // namespace systole::models

@@ -61,6 +61,15 @@ std::uint64_t memory_bytes(const Run& r, std::size_t s, int memory) {
   for (const auto& d : r.top->dmas()) t += d->memory_bytes(static_cast<std::uint32_t>(s), memory);
   return t;
 }
+/// Bytes the host DMA engine moved over the host link in a scope (0 without one).
+std::uint64_t host_bytes(const Run& r, std::size_t s) {
+  const DmaModule* d = r.top->host_dma();
+  if (!d) return 0;
+  if (s != kRun) return d->memory_bytes(static_cast<std::uint32_t>(s), 0);
+  std::uint64_t t = 0;
+  for (std::size_t l = 0; l < r.prog->layers.size(); ++l) t += host_bytes(r, l);
+  return t;
+}
 /// The MXUs' counters of a layer, summed.
 MxuCounters mxu_sum(const Run& r, std::size_t l) {
   MxuCounters t;
@@ -139,6 +148,10 @@ void declare_layer_mxu(stats::StatGroup& g, const Run& r) {
        "mean cycles an MXU waited for a weight tile from memory (within "
        "mxu_fill_drain_cycles and mxu_stall_input_cycles)",
        [](const MxuCounters& t) { return t.stall_weight; });
+  mean("mxu_stall_host_cycles",
+       "mean cycles an MXU waited for the workload's input from host memory (within "
+       "mxu_fill_drain_cycles and mxu_stall_input_cycles; 0 without a host link)",
+       [](const MxuCounters& t) { return t.stall_host; });
   mean("mxu_load_cycles", "mean cycles an MXU waited for a weight tile to shift in",
        [](const MxuCounters& t) { return t.weight_load; });
   mean("mxu_fill_drain_cycles",
@@ -175,6 +188,10 @@ void declare_layer_memory(stats::StatGroup& g, const Run& r) {
       per_layer("cmem_bytes", "B", "bytes moved to and from CMEM (staged operands, partial sums)",
                 ColumnType::kInt),
       [&r](std::size_t l) { return static_cast<std::int64_t>(memory_bytes(r, l, 1)); });
+  g.formula({"host_bytes", "B",
+             "bytes moved over the host link (the workload's input in, its output out; 0 "
+             "without a host link)"},
+            [&r](std::size_t s) { return static_cast<std::int64_t>(host_bytes(r, s)); });
   g.formula(per_layer("planned_bytes", "B", "HBM bytes the lowered program moves (all repeats)",
                       ColumnType::kInt),
             [&r](std::size_t l) {
@@ -250,6 +267,7 @@ void TpuChipStats::declare_parts(const TpuChipConfig& cfg) {
         hbm, cfg.hbm, [top]() -> const HbmTiming& { return top->hbm_banks()->timing(); }, pattern);
   declare_memory_stats(
       root_.group("cmem", "memory"), [top] { return top->cmem().counters(); }, tb);
+  if (!pattern && top->host_dma()) declare_host_parts();
   const std::int64_t cores = pattern ? 1 : cfg.tensor_cores;
   for (std::int64_t c = 0; c < cores; ++c) {
     stats::StatGroup& core =
@@ -297,6 +315,25 @@ void TpuChipStats::declare_parts(const TpuChipConfig& cfg) {
     declare_vmem_stats(
         core.group("vmem", "vmem"), [vmem]() -> const SramTiming& { return vmem->timing(); }, tb);
   }
+}
+
+void TpuChipStats::declare_host_parts() {
+  const TpuChipModule* top = run_.top;
+  declare_memory_stats(
+      root_.group("host", "memory"), [top] { return top->host()->counters(); }, run_.tb);
+  const DmaModule* dma = top->host_dma();
+  declare_dma_stats(
+      root_.group("host_dma", "dma"), [dma](std::size_t s) { return unit_counters(*dma, s); },
+      [dma](std::size_t l, int memory) {
+        return dma->memory_bytes(static_cast<std::uint32_t>(l), memory);
+      },
+      [dma, &run = run_](std::size_t s) {
+        if (s != kRun) return dma->held_ps(static_cast<std::uint32_t>(s));
+        double t = 0;
+        for (std::uint32_t l = 0; l < run.prog->layers.size(); ++l) t += dma->held_ps(l);
+        return t;
+      },
+      run_.tb);
 }
 
 void TpuChipStats::finish(const workloads::CompiledWorkload& prog,

@@ -1,7 +1,8 @@
 #pragma once
 // The stats tree of one TPU chip: `chip0` holds the workload's per-layer figures (/layers) and
 // the run's key metrics; below it each part declares its own stats at its instance path
-// (chip0.hbm[.stack<s>.ch<c>], chip0.cmem, chip0.core<c>.{mxu<i>, dma<e>, vpu, vmem}). Per-layer
+// (chip0.hbm[.stack<s>.ch<c>], chip0.cmem, chip0.core<c>.{mxu<i>, dma<e>, vpu, vmem}, and with
+// a host link chip0.host and chip0.host_dma). Per-layer
 // figures all come from attributing ops to layers: the units' counters, and a layer's span from
 // the end of the layers before it to the completion of its last op.
 
@@ -54,6 +55,8 @@ class TpuChipStats {
 
  private:
   void declare_parts(const TpuChipConfig& cfg);
+  /// The host link's memory (chip0.host) and engine (chip0.host_dma), when the chip has one.
+  void declare_host_parts();
 
   stats::StatGroup root_{"chip0", "tpu_chip"};
   Run run_;

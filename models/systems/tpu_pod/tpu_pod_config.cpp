@@ -57,6 +57,13 @@ std::string products(const std::array<std::int64_t, 3>& shape) {
 }
 
 void validate(const TpuPodConfig& c, const config::Node& n, const std::string& p) {
+  if (c.chip.host.declared()) {  // the pod's chips take their data from their peers, not a host
+    const config::Node* chip = n.is_map() ? n.find("chip") : nullptr;
+    throw ConfigError(chip ? chip->origin() : n.origin(),
+                      p.empty() ? "chip.host" : p + ".chip.host",
+                      "a host link is modelled for one chip (system kind tpu_chip) only; leave "
+                      "chip.host.bandwidth at 0 in a tpu_pod");
+  }
   const ParallelConfig& par = c.parallel;
   const std::int64_t chips = c.ici.chips();
   const std::int64_t tp = par.tensor * par.pipeline;

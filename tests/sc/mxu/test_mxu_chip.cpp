@@ -202,7 +202,12 @@ TEST_CASE("TPU v1-like preset: one 256x256 int8 MXU at 700 MHz", "[sc][mxu]") {
   CHECK(chip.mxu.accumulators * chip.mxu.cols * 4 == 4 * 1024 * 1024);  // 4 MiB
   CHECK(chip.vmem.capacity.value() == 24u * 1024 * 1024);
   CHECK(chip.hbm.bandwidth.value() == 34e9);
-  models::TpuChipSystem sys({chip, {}});
+  CHECK(chip.host.bandwidth.value() == 14e9);  // PCIe Gen3 x16 (models/link/README.md)
+  // The weight memory's bound alone: without the host link, whose input and output transfers
+  // (tests/e2e/test_host_link_e2e.cpp) would add 2 x 2 MiB of PCIe to this GEMM.
+  auto no_host = chip;
+  no_host.host = {};
+  models::TpuChipSystem sys({no_host, {}});
   workloads::Workload w;
   w.layers = {gemm(8192, 256, 256)};
   w.layers[0].dtype = DataType::kInt8;
