@@ -43,3 +43,9 @@ endif()
 add_executable(bench_merge_make ${_sh}/tools/bench/merge_bench_make.cpp)
 target_link_libraries(bench_merge_make PRIVATE sim_stats_hdf5)
 set_target_properties(bench_merge_make PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+
+# merge_corrupt: simrun merge of damaged inputs, outcomes counted (tools/reliability/
+# merge_corrupt.sh; not a test).
+add_executable(merge_corrupt ${_sh}/tools/reliability/merge_corrupt.cpp)
+target_link_libraries(merge_corrupt PRIVATE sim_stats_hdf5)
+set_target_properties(merge_corrupt PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
