@@ -294,7 +294,11 @@ ChildOutcome run_in_child(const std::function<int(int fd)>& body) {
 }
 
 ChildOutcome run_catching_in_child(const std::function<std::string(int fd)>& body) {
-  return run_in_child([&](int fd) {
+  return finish_child(start_catching_child(body));
+}
+
+Child start_catching_child(const std::function<std::string(int fd)>& body) {
+  return fork_child([&](int fd) {
     try {
       write_all(fd, body(fd));
       return 0;

@@ -51,6 +51,9 @@ constexpr int kChildConfigError = 3, kChildOtherError = 4;
 /// pipe, exit 0; a ConfigError it throws exits kChildConfigError, any other exception
 /// kChildOtherError.
 ChildOutcome run_catching_in_child(const std::function<std::string(int fd)>& body);
+/// run_catching_in_child's child, started and left running: finish_child() waits for it. Its
+/// pipe holds 64 KiB: a body that writes more waits until the parent reads.
+Child start_catching_child(const std::function<std::string(int fd)>& body);
 
 /// Forks children from a "zygote": a process forked once, when the factory is made, that forks
 /// each child on request. A child is then a copy of that small, unchanging process, not of a
