@@ -31,6 +31,7 @@ if(SYSTOLE_BUILD_TESTS)
 
   systole_test(shard_e2e_tests
     SOURCES ${_sh}/tests/e2e/test_shard_e2e.cpp ${_sh}/tests/e2e/test_resume_e2e.cpp
+            ${_sh}/tests/e2e/test_merge_check_e2e.cpp
     LINKS sim_stats_hdf5
     LABELS e2e)
   add_dependencies(shard_e2e_tests simrun)
