@@ -125,6 +125,7 @@ namespace {
 /// "R" lines as the merge child writes them, then the error text if any.
 Child start_checker(const std::vector<std::string>& inputs) {
   return start_catching_child([&inputs](int fd) {
+    silence_stderr();
     for (const auto& p : inputs) {
       const std::uint64_t s = stats::read_cpu_limit_s(p);
       write_all(fd, fmt::format("L {}\nR {}\n", s, one_line(p)));
@@ -151,6 +152,7 @@ stats::MergeReport merge_isolated(const std::string& out, const std::vector<std:
   ChildOutcome o;
   try {
     o = run_catching_in_child([&](int fd) {
+      silence_stderr();
       const CpuAllowance cpu(inputs);
       auto step = [fd, &cpu](const std::string& path) {
         const std::uint64_t s = cpu.for_step(path);

@@ -278,6 +278,13 @@ ChildOutcome finish_child(Child c) {
   return out;
 }
 
+void silence_stderr() {
+  const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (null < 0) return;
+  ::dup2(null, STDERR_FILENO);
+  ::close(null);
+}
+
 void allow_cpu_seconds_from_now(std::uint64_t seconds) {
   rusage used{};
   rlimit cpu{};

@@ -39,6 +39,11 @@ ChildOutcome finish_child(Child c);
 /// fork_child + finish_child: runs `body` in a child and waits for it.
 ChildOutcome run_in_child(const std::function<int(int fd)>& body);
 
+/// Sends this process's stderr to /dev/null: for children that report through their pipe only,
+/// so that what a library prints as it crashes (glibc's "corrupted size vs. prev_size" when
+/// libhdf5 overruns a buffer on a corrupt file) does not add a line to the parent's one error.
+void silence_stderr();
+
 /// Sets this process's soft CPU-time limit to `seconds` beyond the CPU time (user + system) it
 /// has used so far, so the kernel stops it with SIGXCPU when one more step of its work takes
 /// longer; capped at the hard limit, which stays as it is (an unprivileged process could not
