@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <signal.h>
-#include <chrono>
 
+#include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -89,10 +89,6 @@ stats::MergeReport parse_report(const std::string& data, ChildStep& step, std::s
   }
   return r;
 }
-
-}  // namespace
-
-namespace {
 
 /// The end of a failed child (the merge's or the checker's) as the error it is: a signal names
 /// the input it was reading (libhdf5 crashed or spun on it), or the output it was finishing.
