@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <signal.h>
+
 #include <chrono>
 #include <csignal>
 #include <cstdint>
@@ -26,8 +28,8 @@ constexpr const char* kMergeUsage =
     "  --force joins files of different experiments or code versions\n";
 
 // The child's pipe: "L <seconds>" and "R <path>" before it opens an input ("R " alone once it
-// only finishes the output), then "N files points failed duplicates missing" and
-// "W <warning>" lines on success, or the error text.
+// only finishes the output), then "N files points failed duplicates missing", "W <warning>" and
+// "S <swept path>" lines on success, or the error text.
 
 /// The child's CPU-time allowance for each step, counted from the step's start (libhdf5 can spin
 /// forever on a corrupted file: tests/data/fuzz/results_heap_spin.h5): per input, what
@@ -51,6 +53,7 @@ std::string report_text(const stats::MergeReport& r) {
   std::string out =
       fmt::format("N {} {} {} {} {}\n", r.files, r.points, r.failed, r.duplicates, r.missing);
   for (const auto& w : r.warnings) out += "W " + one_line(w) + "\n";
+  for (const auto& p : r.swept_paths) out += "S " + one_line(p) + "\n";
   return out;
 }
 
@@ -78,6 +81,8 @@ stats::MergeReport parse_report(const std::string& data, ChildStep& step, std::s
       n >> r.files >> r.points >> r.failed >> r.duplicates >> r.missing;
     } else if (line.rfind("W ", 0) == 0) {
       r.warnings.push_back(line.substr(2));
+    } else if (line.rfind("S ", 0) == 0) {
+      r.swept_paths.push_back(line.substr(2));
     } else {
       rest += (rest.empty() ? "" : "\n") + line;
     }
@@ -85,42 +90,95 @@ stats::MergeReport parse_report(const std::string& data, ChildStep& step, std::s
   return r;
 }
 
-}  // namespace
-
-stats::MergeReport merge_isolated(const std::string& out, const std::vector<std::string>& inputs,
-                                  const stats::MergeOptions& opt) {
-  const ChildOutcome o = run_catching_in_child([&](int fd) {
-    const CpuAllowance cpu(inputs);
-    auto step = [fd, &cpu](const std::string& path) {
-      const std::uint64_t s = cpu.for_step(path);
-      write_all(fd, fmt::format("L {}\nR {}\n", s, one_line(path)));
-      allow_cpu_seconds_from_now(s);
-    };
-    return report_text(stats::merge_results(out, inputs, opt, step));
-  });
-  ChildStep step;
-  std::string message;
-  stats::MergeReport report = parse_report(o.data, step, message);
-  if (o.signal) {
-    std::remove((out + ".partial").c_str());  // the child's half-written output
-    if (o.signal == SIGXCPU && step.finishing)
-      throw SimError(
-          fmt::format("finishing the merged file '{}' took more than {} CPU-seconds "
-                      "and was stopped",
-                      out, step.allowance_s));
-    const std::string where = step.input.empty() ? std::string("<merge>") : step.input;
-    if (o.signal == SIGXCPU)
-      throw ConfigError({where}, "",
-                        fmt::format("the results file is corrupted: reading it spun inside the "
-                                    "HDF5 library for {} CPU-seconds and was stopped",
-                                    step.allowance_s));
+/// The end of a failed child (the merge's or the checker's) as the error it is: a signal names
+/// the input it was reading (libhdf5 crashed or spun on it), or the output it was finishing.
+[[noreturn]] void throw_child_failure(const ChildOutcome& o, const ChildStep& step,
+                                      const std::string& message, const std::string& out) {
+  if (o.signal == SIGXCPU && step.finishing)
+    throw SimError(
+        fmt::format("finishing the merged file '{}' took more than {} CPU-seconds "
+                    "and was stopped",
+                    out, step.allowance_s));
+  const std::string where = step.input.empty() ? std::string("<merge>") : step.input;
+  if (o.signal == SIGXCPU)
+    throw ConfigError({where}, "",
+                      fmt::format("the results file is corrupted: reading it spun inside the "
+                                  "HDF5 library for {} CPU-seconds and was stopped",
+                                  step.allowance_s));
+  if (o.signal)
     throw ConfigError({where}, "",
                       fmt::format("the results file is corrupted: reading it crashed the HDF5 "
                                   "library ({})",
                                   strsignal(o.signal)));
-  }
   if (o.exit_code == kChildConfigError) throw ConfigError({}, "", message);
-  if (o.exit_code != 0) throw SimError(message);
+  throw SimError(message);
+}
+
+/// Every input's points checked as a reader reads them (stats::check_points), in a child that
+/// runs beside the merge's (on the second core): H5Ocopy copies what it cannot interpret (a
+/// table column outside its record, a trace event naming no unit), so without this check a
+/// corrupt input could become a merged file that exits 0 but does not read back. Pipe: "L" and
+/// "R" lines as the merge child writes them, then the error text if any.
+Child start_checker(const std::vector<std::string>& inputs) {
+  return start_catching_child([&inputs](int fd) {
+    silence_stderr();
+    for (const auto& p : inputs) {
+      const std::uint64_t s = stats::read_cpu_limit_s(p);
+      write_all(fd, fmt::format("L {}\nR {}\n", s, one_line(p)));
+      allow_cpu_seconds_from_now(s);
+      stats::check_points(p);
+    }
+    return std::string();
+  });
+}
+
+/// Stops the checker early (the merge failed on its own) and reaps it.
+void stop(Child& checker) {
+  ::kill(checker.pid, SIGKILL);
+  (void)finish_child(checker);
+}
+
+}  // namespace
+
+stats::MergeReport merge_isolated(const std::string& out, const std::vector<std::string>& inputs,
+                                  const stats::MergeOptions& opt) {
+  Child checker = start_checker(inputs);
+  stats::MergeOptions unpublished = opt;
+  unpublished.publish = false;  // renamed below, once the checker agrees
+  ChildOutcome o;
+  try {
+    o = run_catching_in_child([&](int fd) {
+      silence_stderr();
+      const CpuAllowance cpu(inputs);
+      auto step = [fd, &cpu](const std::string& path) {
+        const std::uint64_t s = cpu.for_step(path);
+        write_all(fd, fmt::format("L {}\nR {}\n", s, one_line(path)));
+        allow_cpu_seconds_from_now(s);
+      };
+      return report_text(stats::merge_results(out, inputs, unpublished, step));
+    });
+  } catch (...) {
+    stop(checker);
+    throw;
+  }
+  const std::string partial = out + ".partial";
+  ChildStep step;
+  std::string message;
+  stats::MergeReport report = parse_report(o.data, step, message);
+  if (o.signal || o.exit_code != 0) {
+    stop(checker);
+    std::remove(partial.c_str());  // the child's half-written output, if any
+    throw_child_failure(o, step, message, out);
+  }
+  const ChildOutcome c = finish_child(checker);
+  if (c.signal || c.exit_code != 0) {
+    std::remove(partial.c_str());
+    ChildStep checked;
+    std::string why;
+    (void)parse_report(c.data, checked, why);
+    throw_child_failure(c, checked, why, out);
+  }
+  stats::publish_results(out);
   return report;
 }
 

@@ -12,7 +12,10 @@ namespace systole::app {
 /// libhdf5 crashes or spins on it is one ConfigError naming that input ("the results file is
 /// corrupted ...", exit 2), and no half-written output is left behind. Each input the child
 /// opens may take it 20 s + 1 s per MiB of that file in CPU time, finishing the output 20 s +
-/// 1 s per MiB of all inputs (merge_run.cpp, CpuAllowance).
+/// 1 s per MiB of all inputs (merge_run.cpp, CpuAllowance). A second child checks every point of
+/// every input as a reader reads it (stats::check_points) while the first merges; the merged
+/// file is renamed into place only when both succeed, so a merge that returns wrote a file that
+/// reads back, and one that throws leaves OUT.h5 as it was and no OUT.h5.partial.
 stats::MergeReport merge_isolated(const std::string& out, const std::vector<std::string>& inputs,
                                   const stats::MergeOptions& opt);
 

@@ -65,8 +65,9 @@ int merge_shards(int size, const std::string& results, bool quiet,
   if (report.missing == 0)
     for (const auto& s : shards) std::remove(s.c_str());
   if (!quiet) {
-    const auto meta = stats::read_meta(results);
-    std::cout << "\n" << stats::points_summary(stats::read_points(results), meta.swept_paths);
+    // Read in a child too: rank 0 never opens a results file in its own process.
+    std::cout << "\n"
+              << stats::points_summary(stats::read_points_isolated(results), report.swept_paths);
     std::cout << fmt::format("\nwrote {} ({} point{}, {} failed) from {} MPI ranks\n", results,
                              report.points, report.points == 1 ? "" : "s", report.failed, size);
   }

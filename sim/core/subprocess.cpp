@@ -278,6 +278,13 @@ ChildOutcome finish_child(Child c) {
   return out;
 }
 
+void silence_stderr() {
+  const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (null < 0) return;
+  ::dup2(null, STDERR_FILENO);
+  ::close(null);
+}
+
 void allow_cpu_seconds_from_now(std::uint64_t seconds) {
   rusage used{};
   rlimit cpu{};
@@ -294,7 +301,11 @@ ChildOutcome run_in_child(const std::function<int(int fd)>& body) {
 }
 
 ChildOutcome run_catching_in_child(const std::function<std::string(int fd)>& body) {
-  return run_in_child([&](int fd) {
+  return finish_child(start_catching_child(body));
+}
+
+Child start_catching_child(const std::function<std::string(int fd)>& body) {
+  return fork_child([&](int fd) {
     try {
       write_all(fd, body(fd));
       return 0;

@@ -39,6 +39,11 @@ ChildOutcome finish_child(Child c);
 /// fork_child + finish_child: runs `body` in a child and waits for it.
 ChildOutcome run_in_child(const std::function<int(int fd)>& body);
 
+/// Sends this process's stderr to /dev/null: for children that report through their pipe only,
+/// so that what a library prints as it crashes (glibc's "corrupted size vs. prev_size" when
+/// libhdf5 overruns a buffer on a corrupt file) does not add a line to the parent's one error.
+void silence_stderr();
+
 /// Sets this process's soft CPU-time limit to `seconds` beyond the CPU time (user + system) it
 /// has used so far, so the kernel stops it with SIGXCPU when one more step of its work takes
 /// longer; capped at the hard limit, which stays as it is (an unprivileged process could not
@@ -51,6 +56,9 @@ constexpr int kChildConfigError = 3, kChildOtherError = 4;
 /// pipe, exit 0; a ConfigError it throws exits kChildConfigError, any other exception
 /// kChildOtherError.
 ChildOutcome run_catching_in_child(const std::function<std::string(int fd)>& body);
+/// run_catching_in_child's child, started and left running: finish_child() waits for it. Its
+/// pipe holds 64 KiB: a body that writes more waits until the parent reads.
+Child start_catching_child(const std::function<std::string(int fd)>& body);
 
 /// Forks children from a "zygote": a process forked once, when the factory is made, that forks
 /// each child on request. A child is then a copy of that small, unchanging process, not of a

@@ -38,6 +38,13 @@ class FreeListLimits {
 std::string h5_message();
 [[noreturn]] void fail(const std::string& what);
 
+/// What a reader reads: the values, or (kStructure) only checks what holds them (classes,
+/// shapes, sizes, a table's columns) and returns empty strings and tables without rows. Any
+/// bytes are a valid number or fixed-length string; a variable-length string's bytes live in a
+/// global heap that H5Ocopy reads as a reader would, failing where the reader fails. So an
+/// object that passes kStructure reads once H5Ocopy has copied it (simrun merge).
+enum class Depth { kValues, kStructure };
+
 class Hid {
  public:
   Hid() = default;
@@ -82,8 +89,9 @@ void attr_strs(hid_t obj, const char* name, const std::vector<std::string>& valu
 void attr_f64(hid_t obj, const char* name, double v);
 void attr_u64(hid_t obj, const char* name, std::uint64_t v);
 Hid open_attr(hid_t obj, const char* name);
-std::vector<std::string> read_attr_strs(hid_t obj, const char* name);
-std::string read_attr_str(hid_t obj, const char* name, const std::string& fallback = "");
+std::vector<std::string> read_attr_strs(hid_t obj, const char* name, Depth depth = Depth::kValues);
+std::string read_attr_str(hid_t obj, const char* name, const std::string& fallback = "",
+                          Depth depth = Depth::kValues);
 /// Throws unless attribute `attr` holds exactly one value (H5Aread writes all of them).
 void check_scalar_attr(hid_t attr, const char* name);
 /// A numeric attribute holding one value, converted to `mem_type`; T{} when absent.
@@ -100,13 +108,14 @@ T read_attr_num(hid_t obj, const char* name, hid_t mem_type) {
 /// Scalar (or 1-D) variable-length string dataset with unit "" and a description.
 void write_text(hid_t loc, const std::string& name, const std::vector<std::string>& lines,
                 bool scalar, const std::string& desc);
-std::vector<std::string> read_text(hid_t loc, const std::string& name);
+std::vector<std::string> read_text(hid_t loc, const std::string& name,
+                                   Depth depth = Depth::kValues);
 /// Link names in creation order where the group tracks it, else in name order.
 std::vector<std::string> list_links(hid_t group);
 
 /// A table as a compound dataset with unit / description / field_descriptions attributes.
 void write_table(hid_t loc, const std::string& name, const Table& t);
-Table read_table(hid_t loc, const std::string& name);
+Table read_table(hid_t loc, const std::string& name, Depth depth = Depth::kValues);
 /// The single row of a table as a Record (point metrics).
 Record to_record(const Table& t);
 

@@ -187,7 +187,7 @@ auto reading(const std::string& path, F&& f) {
 
 /// A point group's attributes. Files written before points had stable ids name the group by
 /// its index and have no `index` attribute.
-PointInfo read_info(hid_t g, const std::string& name) {
+PointInfo read_info(hid_t g, const std::string& name, Depth depth = Depth::kValues) {
   PointInfo info;
   info.key = name;
   std::int64_t legacy = 0;
@@ -197,30 +197,50 @@ PointInfo read_info(hid_t g, const std::string& name) {
     info.index = static_cast<int>(legacy);
   else
     throw H5Failure("point group /points/" + name + " has no index attribute");
-  info.status = read_attr_str(g, "status", "ok");
-  info.error = read_attr_str(g, "error");
-  info.label = read_attr_str(g, "label");
-  info.config_hash = read_attr_str(g, "config_hash");
-  info.code_version = read_attr_str(g, "code_version");
+  info.status = read_attr_str(g, "status", "ok", depth);
+  info.error = read_attr_str(g, "error", "", depth);
+  info.label = read_attr_str(g, "label", "", depth);
+  info.config_hash = read_attr_str(g, "config_hash", "", depth);
+  info.code_version = read_attr_str(g, "code_version", "", depth);
   return info;
 }
 
-std::vector<std::pair<std::string, std::string>> read_assignments(hid_t g) {
+std::vector<std::pair<std::string, std::string>> read_assignments(hid_t g,
+                                                                  Depth depth = Depth::kValues) {
   std::vector<std::pair<std::string, std::string>> out;
   if (!has(g, "assignments")) return out;
-  const Table a = read_table(g, "assignments");
+  const Table a = read_table(g, "assignments", depth);
   const int p = a.column("path"), v = a.column("value");
   if (p < 0 || v < 0) throw H5Failure("assignments table lacks path/value columns");
+  for (const int c : {p, v})
+    if (a.columns()[static_cast<size_t>(c)].type != ColumnType::kString)
+      throw H5Failure("assignments table's path/value columns are not strings");
   for (const auto& row : a.rows())
     out.emplace_back(std::get<std::string>(row[static_cast<size_t>(p)]),
                      std::get<std::string>(row[static_cast<size_t>(v)]));
   return out;
 }
 
-PointResult read_point(hid_t points, hid_t config, const std::string& name) {
+/// What a point group holds (write_point). Its links are listed and each must be one of these:
+/// a corrupted link name (found by merge_corrupt.sh: one bit of a symbol table entry turned
+/// "metrics" into "ics") also breaks the look-up of its neighbours by name, and the point would
+/// read with tables silently missing.
+void check_point_links(hid_t g) {
+  static const std::set<std::string> known{"assignments", "metrics", "layers", "units", "trace"};
+  for (const auto& link : list_links(g)) {
+    if (!known.count(link))
+      throw H5Failure(fmt::format("unexpected object '{}' in the point's group", link));
+    if (!has(g, link))
+      throw H5Failure(
+          fmt::format("'{}' is listed in the point's group but not found by its name", link));
+  }
+}
+
+PointResult read_point_unnamed(hid_t points, hid_t config, const std::string& name, Depth depth) {
   PointResult r;
   Hid g = open_group(points, name);
-  const PointInfo info = read_info(g, name);
+  check_point_links(g);
+  const PointInfo info = read_info(g, name, depth);
   r.id = info.index;
   r.key = info.key;
   r.config_hash = info.config_hash;
@@ -229,19 +249,29 @@ PointResult read_point(hid_t points, hid_t config, const std::string& name) {
   r.error = info.error;
   r.label = info.label;
   r.wall_seconds = read_attr_num<double>(g, "wall_seconds", H5T_NATIVE_DOUBLE);
-  r.assignments = read_assignments(g);
-  if (has(g, "metrics")) r.metrics = to_record(read_table(g, "metrics"));
+  r.assignments = read_assignments(g, depth);
+  if (has(g, "metrics")) r.metrics = to_record(read_table(g, "metrics", depth));
   if (config >= 0 && has(config, name)) {
-    const auto text = read_text(config, name);
+    const auto text = read_text(config, name, depth);
     if (!text.empty()) r.config_yaml = text.front();
   }
-  if (has(g, "layers")) r.layers = read_table(g, "layers");
+  if (has(g, "layers")) r.layers = read_table(g, "layers", depth);
   if (has(g, "units")) {
     Hid units = open_group(g, "units");
-    for (const auto& t : list_links(units)) r.units.push_back(read_table(units, t));
+    for (const auto& t : list_links(units)) r.units.push_back(read_table(units, t, depth));
   }
   if (has(g, "trace")) r.trace = read_trace(g);
   return r;
+}
+
+/// Point `name`, read or (Depth::kStructure) only checked; an error names the point.
+PointResult read_point(hid_t points, hid_t config, const std::string& name,
+                       Depth depth = Depth::kValues) {
+  try {
+    return read_point_unnamed(points, config, name, depth);
+  } catch (const H5Failure& e) {
+    throw H5Failure(fmt::format("point {}: {}", name, e.what()));
+  }
 }
 
 }  // namespace
@@ -436,7 +466,7 @@ void ResultsWriter::copy_points(const std::string& from, const std::vector<std::
   }
 }
 
-void ResultsWriter::commit(const std::vector<Table>& compare, const Table* sweep) {
+void ResultsWriter::commit(const std::vector<Table>& compare, const Table* sweep, bool publish) {
   if (impl_->finished) throw SimError(fmt::format("results file '{}' is already closed", partial_));
   try {
     write_table(impl_->file, "sweep", sweep ? *sweep : sweep_table(impl_->meta, impl_->rows));
@@ -451,13 +481,18 @@ void ResultsWriter::commit(const std::vector<Table>& compare, const Table* sweep
   } catch (const H5Failure& e) {
     throw SimError(fmt::format("cannot finish results file '{}': {}", partial_, e.what()));
   }
-  const std::string blocker = replace_blocker(path_);
+  if (publish) publish_results(path_);
+}
+
+void publish_results(const std::string& path) {
+  const std::string partial = path + ".partial";
+  const std::string blocker = replace_blocker(path);
   if (!blocker.empty())
-    throw SimError(fmt::format("not replacing '{}': it is {} (the results are in '{}')", path_,
-                               blocker, partial_));
-  if (std::rename(partial_.c_str(), path_.c_str()) != 0)
+    throw SimError(fmt::format("not replacing '{}': it is {} (the results are in '{}')", path,
+                               blocker, partial));
+  if (std::rename(partial.c_str(), path.c_str()) != 0)
     throw SimError(
-        fmt::format("cannot rename '{}' to '{}': {}", partial_, path_, std::strerror(errno)));
+        fmt::format("cannot rename '{}' to '{}': {}", partial, path, std::strerror(errno)));
 }
 
 void ResultsWriter::discard() {
@@ -494,9 +529,12 @@ std::vector<T> read_each_point(const std::string& path, ReadOne read_one, Order 
 }  // namespace
 
 std::vector<PointResult> read_points(const std::string& path) {
-  return read_each_point<PointResult>(path, read_point, [](const PointResult& r) {
-    return std::make_pair(r.id, std::cref(r.key));
-  });
+  return read_each_point<PointResult>(
+      path,
+      [](hid_t points, hid_t config, const std::string& name) {
+        return read_point(points, config, name);
+      },
+      [](const PointResult& r) { return std::make_pair(r.id, std::cref(r.key)); });
 }
 
 std::vector<PointInfo> read_point_index(const std::string& path) {
@@ -507,6 +545,20 @@ std::vector<PointInfo> read_point_index(const std::string& path) {
         return read_info(g, name);
       },
       [](const PointInfo& p) { return std::make_pair(p.index, std::cref(p.key)); });
+}
+
+void check_points(const std::string& path,
+                  const std::function<void(const std::string&)>& on_point) {
+  Hid file = open_results(path);
+  reading(path, [&] {
+    if (!has(file, "points")) return;
+    Hid points = open_group(file, "points");
+    Hid config = has(file, "config") ? open_group(file, "config") : Hid();
+    for (const auto& name : list_links(points)) {
+      if (on_point) on_point(name);
+      (void)read_point(points, config, name, Depth::kStructure);
+    }
+  });
 }
 
 RunMeta read_meta(const std::string& path) {
@@ -530,6 +582,11 @@ RunMeta read_meta(const std::string& path) {
     if (has(g, "resolved_files")) m.resolved_files = read_text(g, "resolved_files");
     return m;
   });
+}
+
+bool has_sweep(const std::string& path) {
+  Hid file = open_results(path);
+  return reading(path, [&] { return has(file, "sweep"); });
 }
 
 Table read_sweep(const std::string& path) {

@@ -31,6 +31,7 @@
 // fails or is interrupted never leaves a half-written results file.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -74,8 +75,10 @@ class ResultsWriter {
   void copy_points(const std::string& from, const std::vector<std::string>& keys,
                    bool sweep_rows = true);
   /// Writes /sweep (`sweep` when given, else built from all points written so far) and each of
-  /// `compare` as /compare/<name>, closes and renames to the final path.
-  void commit(const std::vector<Table>& compare = {}, const Table* sweep = nullptr);
+  /// `compare` as /compare/<name>, closes and renames to the final path (with `publish` false
+  /// the caller does, with publish_results).
+  void commit(const std::vector<Table>& compare = {}, const Table* sweep = nullptr,
+              bool publish = true);
   /// Closes and deletes the partial file.
   void discard();
 
@@ -87,6 +90,10 @@ class ResultsWriter {
   std::string path_;
   std::string partial_;
 };
+
+/// Renames the finished "<path>.partial" to `path`, only over a regular file (SimError naming
+/// what is there otherwise).
+void publish_results(const std::string& path);
 
 /// Reads every point of a results file (final or .partial) back, tables and trace included,
 /// in grid order.
@@ -107,8 +114,17 @@ struct PointInfo {
 };
 /// The attributes of every point of a results file (fast: no tables read), in grid order.
 std::vector<PointInfo> read_point_index(const std::string& path);
+/// Checks every point of a results file as read_points reads it, its structure only (h5::Depth::
+/// kStructure: attributes', tables' and config text's types, shapes and sizes, tables' columns)
+/// but its trace in full (each event must name a unit): a ConfigError naming the file and the
+/// point that would not read. `on_point(key)` is called before each point. simrun merge checks
+/// its inputs so while it copies them (merge_run.h): H5Ocopy copies what it does not interpret.
+void check_points(const std::string& path,
+                  const std::function<void(const std::string& key)>& on_point = {});
 /// Reads /meta attributes back.
 RunMeta read_meta(const std::string& path);
+/// Whether the file has a /sweep table (a .partial file has none).
+bool has_sweep(const std::string& path);
 /// Reads /sweep back as a table.
 Table read_sweep(const std::string& path);
 /// Reads the tables under /compare (none when the run compared no systems).

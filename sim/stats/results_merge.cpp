@@ -208,12 +208,8 @@ std::optional<Table> merged_sweep(const std::vector<Input>& in,
   for (size_t i = 0; i < in.size(); ++i) {
     if (keys[i].empty()) continue;
     if (on_input) on_input(in[i].path);
-    Table t;
-    try {
-      t = read_sweep(in[i].path);
-    } catch (const ConfigError&) {
-      return std::nullopt;  // no /sweep
-    }
+    if (!has_sweep(in[i].path)) return std::nullopt;
+    const Table t = read_sweep(in[i].path);  // a corrupt one is an error, not a missing one
     if (t.column("point_id") < 0 || t.column("index") < 0) return std::nullopt;
     for (const auto& c : t.columns()) {
       const auto it = at.find(c.name);
@@ -288,13 +284,14 @@ MergeReport merge_results(const std::string& out, const std::vector<std::string>
         writer.copy_points(in[i].path, keys[i], !sweep);
       }
     if (on_input) on_input("");
-    writer.commit(compare, sweep ? &*sweep : nullptr);
+    writer.commit(compare, sweep ? &*sweep : nullptr, opt.publish);
   } catch (...) {
     writer.discard();
     throw;
   }
   report.files = in.size();
   report.points = chosen.size();
+  report.swept_paths = meta.swept_paths;
   return report;
 }
 

@@ -12,6 +12,7 @@ namespace systole::stats {
 struct MergeOptions {
   bool force = false;        // join files of different experiments or code versions
   std::string command_line;  // recorded in /meta
+  bool publish = true;       // false: OUT.partial is left finished for the caller to publish
 };
 
 /// Called before each input is opened, and with "" once every input is read and only the
@@ -25,7 +26,8 @@ struct MergeReport {
   size_t failed = 0;      // of those, failed points
   size_t duplicates = 0;  // points found in more than one input with the same config: kept once
   size_t missing = 0;     // points of the experiment found in no input
-  std::vector<std::string> warnings;  // one line each: missing points, forced mismatches
+  std::vector<std::string> warnings;     // one line each: missing points, forced mismatches
+  std::vector<std::string> swept_paths;  // the merged file's /sweep columns, for its summary
 };
 
 /// Merges `inputs` into `out`. ConfigError (exit 2) when an input is missing or not a results

@@ -59,6 +59,7 @@ std::vector<PointResult> read_points_isolated(const std::string& path) {
   if (non_regular_kind(path) != "missing") require_regular_file(path, {path});
   const auto limit = static_cast<rlim_t>(read_cpu_limit_s(path));
   const ChildOutcome o = run_catching_in_child([&](int) {
+    silence_stderr();
     const rlimit cpu{limit, limit + 1};  // SIGXCPU at the soft limit
     setrlimit(RLIMIT_CPU, &cpu);
     return frame(read_points(path));

@@ -91,7 +91,7 @@ TEST_CASE("the bad-input catalogue: exit 2, one exact line, nothing left behind"
     REQUIRE(!c.err.empty());
     const std::string program = c.run.substr(0, c.run.find(' '));
     REQUIRE((program == "simrun" || program == "systole-trace"));
-    const std::string cmd = test::bin_dir() + "/" + c.run;
+    const std::string cmd = test::bin_dir() + "/" + replace_all(c.run, "{src}", src);
     const auto r = test::run("cd " + dir.dir.string() + " && " + cmd, dir);
     INFO("stdout: " << r.out << "\nstderr: " << r.err);
     CHECK(r.exit_code == 2);

@@ -55,6 +55,19 @@
 # per 1,000 points: the ~12 objects per point alone cost ~5 s per 10,000 points in HDF5 1.10,
 # and reading and re-writing points (read_points + write_point) costs 12.8 + 14.4 s.
 #
+# 2026-11-27 (issue 15: merge checks every input's points in a second child beside the copying
+# one, stats::check_points, structure only; same 100 files / 10,000 points, 341 MB; before =
+# main 6f480fd, after = branch mergecheck, the same Release build without LTO; run in turn,
+# before, after, before, after, at load average 3.0, 2.3, 1.9, 1.6 from other helpers): before
+# 8.51 and 8.14 s wall, 8.51 and 8.13 s CPU; after 8.70 and 8.86 s wall, 14.15 and 13.92 s CPU.
+# The check costs ~5.7 CPU-s (H5Dopen of every table ~30% of it, reading attributes' types and
+# shapes ~25%, opening and closing the inputs ~20%) but runs on the other core, so wall grows
+# ~0.5 s while a core is free; at load 4-5 (three pairs the same morning) it was 14.2-18.3 s wall
+# after vs 9.3-10.5 s before (one before run 31.4 s), CPU 15.3-17.6 s vs 8.6-11.9 s. Rejected:
+# the full reader (read_point) before each H5Ocopy in the same child, +8 CPU-s (sharing the
+# input's metadata cache did not make H5Ocopy cheaper); the structure check there, +3.5-5 CPU-s
+# on the one core, so more wall than beside it.
+#
 #   tools/bench/merge_bench.sh [build dir] [files] [points]
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"

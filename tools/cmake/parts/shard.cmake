@@ -31,6 +31,7 @@ if(SYSTOLE_BUILD_TESTS)
 
   systole_test(shard_e2e_tests
     SOURCES ${_sh}/tests/e2e/test_shard_e2e.cpp ${_sh}/tests/e2e/test_resume_e2e.cpp
+            ${_sh}/tests/e2e/test_merge_check_e2e.cpp
     LINKS sim_stats_hdf5
     LABELS e2e)
   add_dependencies(shard_e2e_tests simrun)
@@ -43,3 +44,9 @@ endif()
 add_executable(bench_merge_make ${_sh}/tools/bench/merge_bench_make.cpp)
 target_link_libraries(bench_merge_make PRIVATE sim_stats_hdf5)
 set_target_properties(bench_merge_make PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+
+# merge_corrupt: simrun merge of damaged inputs, outcomes counted (tools/reliability/
+# merge_corrupt.sh; not a test).
+add_executable(merge_corrupt ${_sh}/tools/reliability/merge_corrupt.cpp)
+target_link_libraries(merge_corrupt PRIVATE sim_stats_hdf5)
+set_target_properties(merge_corrupt PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
