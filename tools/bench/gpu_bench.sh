@@ -18,6 +18,9 @@
 # callgrind on a 2048^3 GEMM 1,251.8 -> 1,193.3 M instructions. GEMM target still missed.
 # Fresh-clone Release build with LTO of 74a3489, idle host (load 0.5): GEMM 15.0 s (17.7 s at
 # d752aea), FA-3 2.3 s.
+# Fresh-clone LTO build of e029cda (warm-up passes settle the clock; warmup 0 as before), idle
+# host: GEMM 15.8 / 16.0 s, FA-3 2.27 / 2.30 s; interleaved with 6f480fd the host was noisy
+# (6f480fd 18.9 and 22.4 s, e029cda 22.7 and 18.3 s): no change beyond it.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-${SYSTOLE_BUILD_DIR:-$here/../../build}}
