@@ -50,8 +50,8 @@
 # 2048^3 point's worker 562.4 -> 476.0 M instructions. Issue 14's target stays missed.
 # Fresh clone of 74a3489 (with it), Release with LTO, idle host: 10,000 points 198.3 s wall,
 # 361.3 s CPU, 3,026 points/minute (2,876 at d752aea).
-# Fresh clone of e029cda (TPU v1's host link and the merge check added; neither is on this
-# path), idle host: 204.9 s wall, 373.7 s CPU, 2,928 points/minute.
+# Fresh clone of e029cda (TPU v1's host link, not declared by this preset, and the merge check
+# added), idle host: 204.9 s wall, 373.7 s CPU, 2,928 points/minute.
 #
 #   tools/bench/sweep_throughput.sh [build dir] [points: 10000 | 2000 | 400]
 #   SHARDS=100 tools/bench/sweep_throughput.sh ...   # as 100 --shard processes, one after the
