@@ -12,6 +12,15 @@ namespace systole::models {
 // latency x bandwidth in flight to reach the HBM's bandwidth: 1.23 TB/s x (500 ns + ~55 ns of
 // DRAM) = 682 KB. The bank-level HBM cuts requests at its 256 B interleave blocks, so the two
 // engines of one core hold 2 x 2048 x 256 B = 1 MiB, with margin. Plausible range 512-4096.
+void check_request_size(Bytes request, const config::Node& n, const std::string& p) {
+  const auto r = request.value();
+  if (r & (r - 1)) {
+    const config::Node* k = n.is_map() ? n.find("request") : nullptr;
+    throw ConfigError(k ? k->origin() : n.origin(), p.empty() ? "request" : p + ".request",
+                      fmt::format("{} B is not a power of two", r));
+  }
+}
+
 const config::SchemaOf<DmaConfig>& DmaConfig::schema() {
   static const config::SchemaOf<DmaConfig> s = [] {
     config::SchemaOf<DmaConfig> b("dma", "DMA engines between HBM/CMEM and VMEM");
@@ -25,12 +34,7 @@ const config::SchemaOf<DmaConfig>& DmaConfig::schema() {
         .integer("outstanding", &DmaConfig::outstanding, 2048, 1, 1 << 20,
                  "memory requests an engine may have in flight", "requests");
     b.check([](const DmaConfig& c, const config::Node& n, const std::string& p) {
-      const auto r = c.request.value();
-      if (r & (r - 1)) {
-        const config::Node* k = n.is_map() ? n.find("request") : nullptr;
-        throw ConfigError(k ? k->origin() : n.origin(), p.empty() ? "request" : p + ".request",
-                          fmt::format("{} B is not a power of two", r));
-      }
+      check_request_size(c.request, n, p);
     });
     return b;
   }();

@@ -15,4 +15,8 @@ struct DmaConfig {
   static const config::SchemaOf<DmaConfig>& schema();
 };
 
+/// A schema check of a request engine (DMA, host link): throws a ConfigError at `n`'s `request`
+/// key (path `p`) when `request` is not a power of two.
+void check_request_size(Bytes request, const config::Node& n, const std::string& p);
+
 }  // namespace systole::models

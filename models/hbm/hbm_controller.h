@@ -184,6 +184,16 @@ class HbmController {
   [[gnu::noinline]] void decide_full(std::uint32_t pc, Cycle t);
   template <int kind>
   void decide_lean(std::uint32_t pc, Cycle t, Cycle due);
+  /// FR-FCFS's pass over a PC's row candidates (its slots [ncols, n)): the oldest ready one
+  /// (kNone: none), whether ready ones lost the row bus (a precharge among them), and the
+  /// earliest cycle of the waiting ones per kind (activate, precharge). Both paths scan so.
+  struct RowPick {
+    std::uint32_t i = kNone;
+    bool lost = false, pre_lost = false;
+    Cycle waiting[2] = {kNever, kNever};
+  };
+  RowPick pick_row(std::uint32_t pc, const Slot* slot, std::uint32_t ncols, std::uint32_t n,
+                   Cycle t) const;
   /// Both paths' end: decide_at_[pc] from `next` and the issued banks, the space freed signalled.
   void finish_decision(std::uint32_t pc, int kind, Cycle t, Cycle next, std::uint32_t col_bank,
                        bool col_lost, std::uint32_t row_bank);

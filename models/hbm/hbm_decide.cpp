@@ -47,6 +47,27 @@ inline void HbmController::issue_column(std::uint32_t b, Cycle t) {
   finish_request(kind, b, idx, end, t);
 }
 
+[[gnu::always_inline]] inline HbmController::RowPick HbmController::pick_row(
+    std::uint32_t pc, const Slot* slot, std::uint32_t ncols, std::uint32_t n, Cycle t) const {
+  RowPick out;
+  const Cycle* gt = dev_.group_terms();
+  const Cycle pc_term[2] = {dev_.act_shared(pc), dev_.row_bus()};
+  std::uint32_t row_seq = kNone;
+  for (std::uint32_t i = ncols; i < n; ++i) {
+    const Slot& c = slot[i];
+    const std::uint32_t s = c.group & 3;  // kGroupAct or kGroupNone (a precharge)
+    const Cycle r = cmax(cmax(c.term, pc_term[s]), gt[c.group]);
+    if (r > t) {
+      out.waiting[s] = std::min(out.waiting[s], r);
+      continue;
+    }
+    out.lost |= out.i != kNone;
+    out.pre_lost |= s == HbmDevice::kGroupNone;
+    if (c.seq < row_seq) row_seq = c.seq, out.i = i;
+  }
+  return out;
+}
+
 // The end of every decision: the next one's cycle (at most `next`; the banks that issued have
 // new candidates, a column that lost waits for the column terms) and the space freed signalled.
 [[gnu::always_inline]] inline void HbmController::finish_decision(std::uint32_t pc, int kind,
@@ -137,23 +158,12 @@ void HbmController::decide_lean(std::uint32_t pc, Cycle t, Cycle due) {
     wait_pre = p.row_wait[kind][1];
     row_skips_ += p.rows[kind] != 0;
   } else {
-    Cycle waiting[2] = {kNever, kNever};
-    const Cycle pc_term[2] = {dev_.act_shared(pc), dev_.row_bus()};
-    std::uint32_t row_seq = kNone;
-    for (std::uint32_t i = ncols; i < n; ++i) {
-      const Slot& c = slot[i];
-      const std::uint32_t s = c.group & 3;  // kGroupAct or kGroupNone (a precharge)
-      const Cycle r = cmax(cmax(c.term, pc_term[s]), gt[c.group]);
-      if (r > t) {
-        waiting[s] = std::min(waiting[s], r);
-        continue;
-      }
-      row_lost |= i_row != kNone;
-      pre_lost |= s == HbmDevice::kGroupNone;
-      if (c.seq < row_seq) row_seq = c.seq, i_row = i;
-    }
-    wait_act = waiting[0];
-    wait_pre = waiting[1];
+    const RowPick r = pick_row(pc, slot, ncols, n, t);
+    i_row = r.i;
+    row_lost = r.lost;
+    pre_lost = r.pre_lost;
+    wait_act = r.waiting[0];
+    wait_pre = r.waiting[1];
   }
   const std::uint32_t col_bank = i_col == kNone ? kNone : slot[i_col].bank;
   const std::uint32_t row_bank = i_row == kNone ? kNone : slot[i_row].bank;
@@ -266,20 +276,12 @@ void HbmController::decide_full(std::uint32_t pc, Cycle t) {
       waiting[HbmDevice::kGroupRd] = static_cast<Cycle>(later);  // (one kind of column per scan)
     }
     {  // the rows
-      const Cycle pc_term[2] = {dev_.act_shared(pc), dev_.row_bus()};
-      std::uint32_t row_seq = kNone;
-      for (std::uint32_t i = ncols; i < n; ++i) {
-        const Slot& c = slot[i];
-        const std::uint32_t s = c.group & 3;  // kGroupAct or kGroupNone (a precharge)
-        const Cycle r = cmax(cmax(c.term, pc_term[s]), gt[c.group]);
-        if (r > t) {
-          waiting[s] = std::min(waiting[s], r);
-          continue;
-        }
-        row_lost |= i_row != kNone;
-        pre_lost |= s == HbmDevice::kGroupNone;
-        if (c.seq < row_seq) row_seq = c.seq, i_row = i;
-      }
+      const RowPick r = pick_row(pc, slot, ncols, n, t);
+      i_row = r.i;
+      row_lost = r.lost;
+      pre_lost = r.pre_lost;
+      waiting[0] = r.waiting[0];
+      waiting[1] = r.waiting[1];
     }
   }
   // Issue at most one column and one row command; the column one may unlink a request, which

@@ -1,6 +1,6 @@
 #include "models/link/host_link_config.h"
 
-#include <fmt/format.h>
+#include "models/dma/dma_config.h"
 
 namespace systole::models {
 
@@ -27,12 +27,7 @@ const config::SchemaOf<HostLinkConfig>& HostLinkConfig::schema() {
         .integer("outstanding", &HostLinkConfig::outstanding, 256, 1, 1 << 20,
                  "requests in flight at once", "requests");
     b.check([](const HostLinkConfig& c, const config::Node& n, const std::string& p) {
-      const auto r = c.request.value();
-      if (r & (r - 1)) {
-        const config::Node* k = n.is_map() ? n.find("request") : nullptr;
-        throw ConfigError(k ? k->origin() : n.origin(), p.empty() ? "request" : p + ".request",
-                          fmt::format("{} B is not a power of two", r));
-      }
+      check_request_size(c.request, n, p);
     });
     return b;
   }();

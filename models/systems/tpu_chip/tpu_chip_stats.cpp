@@ -287,19 +287,7 @@ void TpuChipStats::declare_parts(const TpuChipConfig& cfg) {
     for (std::int64_t e = 0; e < (pattern ? 1 : cfg.dma.engines); ++e) {
       const auto d = static_cast<std::size_t>(c * cfg.dma.engines + e);
       const DmaModule* dma = pattern ? nullptr : top->dmas()[d].get();
-      declare_dma_stats(
-          core.group(pattern ? "dma<e>" : fmt::format("dma{}", e), "dma"),
-          [dma](std::size_t s) { return unit_counters(*dma, s); },
-          [dma](std::size_t l, int memory) {
-            return dma->memory_bytes(static_cast<std::uint32_t>(l), memory);
-          },
-          [dma, &run = run_](std::size_t s) {
-            if (s != kRun) return dma->held_ps(static_cast<std::uint32_t>(s));
-            double t = 0;
-            for (std::uint32_t l = 0; l < run.prog->layers.size(); ++l) t += dma->held_ps(l);
-            return t;
-          },
-          tb);
+      declare_dma(core.group(pattern ? "dma<e>" : fmt::format("dma{}", e), "dma"), dma);
     }
     const VectorModule* vpu = pattern ? nullptr : top->vpus()[static_cast<std::size_t>(c)].get();
     declare_vector_stats(
@@ -321,9 +309,12 @@ void TpuChipStats::declare_host_parts() {
   const TpuChipModule* top = run_.top;
   declare_memory_stats(
       root_.group("host", "memory"), [top] { return top->host()->counters(); }, run_.tb);
-  const DmaModule* dma = top->host_dma();
+  declare_dma(root_.group("host_dma", "dma"), top->host_dma());
+}
+
+void TpuChipStats::declare_dma(stats::StatGroup& g, const DmaModule* dma) {
   declare_dma_stats(
-      root_.group("host_dma", "dma"), [dma](std::size_t s) { return unit_counters(*dma, s); },
+      g, [dma](std::size_t s) { return unit_counters(*dma, s); },
       [dma](std::size_t l, int memory) {
         return dma->memory_bytes(static_cast<std::uint32_t>(l), memory);
       },

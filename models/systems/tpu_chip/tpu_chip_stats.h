@@ -19,6 +19,7 @@
 
 namespace systole::models {
 
+class DmaModule;
 class TpuChipModule;
 
 /// The chip's stats tree and the results tables it yields (values read after the run).
@@ -57,6 +58,8 @@ class TpuChipStats {
   void declare_parts(const TpuChipConfig& cfg);
   /// The host link's memory (chip0.host) and engine (chip0.host_dma), when the chip has one.
   void declare_host_parts();
+  /// One DMA engine's stats in `g` (`dma` null while only the pattern is declared).
+  void declare_dma(stats::StatGroup& g, const DmaModule* dma);
 
   stats::StatGroup root_{"chip0", "tpu_chip"};
   Run run_;
