@@ -10,9 +10,10 @@
 
 namespace systole::test::gpu {
 
-std::vector<SimulatedPoint> simulate_points(const std::string& file) {
+std::vector<SimulatedPoint> simulate_points(const std::string& file, const std::string& extra) {
   TempDir dir;
-  const auto r = simrun(source_dir() + "/tests/validation/gpu/" + file + " -o out.h5 -q -j 2", dir);
+  const auto r =
+      simrun(source_dir() + "/tests/validation/gpu/" + file + " -o out.h5 -q -j 2 " + extra, dir);
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   std::vector<SimulatedPoint> out;

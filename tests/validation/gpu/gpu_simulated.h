@@ -16,8 +16,9 @@ struct SimulatedPoint {
   double whole = 0;
 };
 
-/// simrun tests/validation/gpu/<file> -q -j 2 into a temporary folder; every point must succeed.
-std::vector<SimulatedPoint> simulate_points(const std::string& file);
+/// simrun tests/validation/gpu/<file> -q -j 2 `extra` (more options, e.g. "-p system.warmup=1")
+/// into a temporary folder; every point must succeed.
+std::vector<SimulatedPoint> simulate_points(const std::string& file, const std::string& extra = "");
 
 /// Prints "| layer | measured | simulated | error |" rows (us) under `title`; every simulated
 /// layer must have a measurement.

@@ -1,7 +1,9 @@
 """Draws held-out shapes (seed fixed per draw; run once, output committed before any measurement).
 Usage: heldout_draw.py [SEED] > FILE. Draw 1: seed 20261126 -> heldout_shapes.csv; draw 2: seed
 20261127 -> heldout2_shapes.csv (same rules, drawn after draw 1's results had shaped the model);
-draw 3: seed 20261128 -> heldout3_shapes.csv (drawn after the kernel set-up change, eba2601)."""
+draw 3: seed 20261128 -> heldout3_shapes.csv (drawn after the kernel set-up change, eba2601);
+draw 4: seed 20261129 -> heldout4_shapes.csv (drawn after the clock settled from the simulation,
+a56396b, to judge it)."""
 import random, math, sys
 r = random.Random(int(sys.argv[1]) if len(sys.argv) > 1 else 20261126)
 def logu(lo, hi, mult):
