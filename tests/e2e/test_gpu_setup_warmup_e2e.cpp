@@ -90,6 +90,24 @@ TEST_CASE("gpu_device: a warm-up pass leaves the measured pass a warm L2 and is 
   CHECK(ctas(warm) == ctas(cold));
 }
 
+TEST_CASE(
+    "gpu_device: a repeated layer's measured pass finds its activations warm, not its weights",
+    "[e2e][gpu]") {
+  // A `repeat: 4` GEMM stands for four layers with weights of their own (2 MiB each): the
+  // measured pass is the next instance, whose weights the warm-up pass did not read, as in a
+  // real network; a layer without a repeat finds all of its operands warm.
+  const std::string sys = "system: {device: {boost_clock: 0Hz}, warmup: 1}\n";
+  auto hbm = [&](const std::string& repeat) {
+    const auto p = run(sys, "    - {name: g, op: gemm, m: 1024, n: 1024, k: 1024" + repeat + "}\n");
+    return p.layers.get_number(0, "hbm_bytes");  // all instances
+  };
+  const double weights = 1024.0 * 1024 * 2;
+  const double once = hbm(""), repeated = hbm(", repeat: 4") / 4;
+  CHECK(once < 0.05 * weights);
+  CHECK(repeated >= weights);
+  CHECK(repeated < 1.5 * weights);  // A and C stay warm
+}
+
 TEST_CASE("gpu_device: under the power cap each warm-up pass settles the clock from its activity",
           "[e2e][gpu][power]") {
   // 7808x1856x640 (clock probe, tests/validation/gpu/README.md): the mapper's estimate puts its

@@ -23,6 +23,10 @@ std::uint64_t u(std::int64_t v) { return static_cast<std::uint64_t>(v); }
 /// ResNet-50's conv1 at bf16 is `..._nhwc_align8`: 8 elements of 2 bytes).
 constexpr std::uint64_t kVectorBytes = 16;
 
+/// The distance between the copies of a repeated layer's weights (instances): above any device
+/// memory (the HBM model wraps addresses at its capacity; the L2 tags whole addresses).
+constexpr std::uint64_t kInstanceStride = std::uint64_t{1} << 40;
+
 /// Device addresses: one bump allocator, 4 KiB aligned, starting past address 0.
 class Heap {
  public:
@@ -64,7 +68,8 @@ VectorCost vector_cost(LayerOp op) {
 
 class Compiler {
  public:
-  Compiler(const models::GpuDeviceConfig& d, const GpuMappingOptions& o) : dev_(d), opt_(o) {}
+  Compiler(const models::GpuDeviceConfig& d, const GpuMappingOptions& o, std::size_t instance)
+      : dev_(d), opt_(o), instance_(instance) {}
   GpuProgram run(const std::vector<Layer>& layers);
 
  private:
@@ -72,6 +77,9 @@ class Compiler {
     std::uint64_t addr = 0, bytes = 0;
   };
   Tensor input_of(size_t i, std::uint64_t bytes);
+  /// A layer's weights: instance 0's addresses; for a repeated layer, each other instance's
+  /// copy lies kInstanceStride x (instance mod repeat) above them, where nothing else is.
+  std::uint64_t weights(const Layer& l, std::uint64_t bytes);
   void gemm_layer(size_t i, const Layer& l);
   void conv_layer(size_t i, const Layer& l);
   /// A convolution's mapping options: its kernel family and tap structure (C: padded channels).
@@ -92,6 +100,7 @@ class Compiler {
 
   const models::GpuDeviceConfig& dev_;
   GpuMappingOptions opt_;
+  std::size_t instance_;
   Heap heap_;
   GpuProgram p_;
   std::vector<std::vector<size_t>> producers_;
@@ -102,6 +111,12 @@ Compiler::Tensor Compiler::input_of(size_t i, std::uint64_t bytes) {
   for (size_t p : producers_[i])
     if (p != kFromInput && outputs_[p].bytes > 0) return outputs_[p];
   return {heap_.alloc(bytes), bytes};
+}
+
+std::uint64_t Compiler::weights(const Layer& l, std::uint64_t bytes) {
+  const std::uint64_t a = heap_.alloc(bytes);
+  const auto copy = l.repeat > 1 ? instance_ % static_cast<std::uint64_t>(l.repeat) : 0;
+  return a + copy * kInstanceStride;
 }
 
 size_t Compiler::gemm_kernel(size_t i, const std::string& name, const Layer& g,
@@ -212,7 +227,7 @@ void Compiler::gemm_layer(size_t i, const Layer& l) {
   const std::uint64_t e = dtype_bytes(l.dtype);
   const std::int64_t m = l.rows();
   const Tensor a = input_of(i, u(m) * u(l.k) * e);
-  const Tensor b{heap_.alloc(u(l.n) * u(l.k) * e), u(l.n) * u(l.k) * e};
+  const Tensor b{weights(l, u(l.n) * u(l.k) * e), u(l.n) * u(l.k) * e};
   const Tensor c{heap_.alloc(u(m) * u(l.n) * e), u(m) * u(l.n) * e};
   Layer g = l;
   g.batch = 1;
@@ -256,7 +271,7 @@ void Compiler::conv_layer(size_t i, const Layer& l) {
           "mapping (supported: groups 1, or depthwise with groups = C = K)",
           l.origin.str(), l.name, s.groups, s.c / s.groups));
     // Depthwise: a memory-bound kernel, R x S multiply-adds per output element.
-    stream_kernel(i, l.name, {in, {heap_.alloc(u(s.k * s.r * s.s) * e), u(s.k * s.r * s.s) * e}},
+    stream_kernel(i, l.name, {in, {weights(l, u(s.k * s.r * s.s) * e), u(s.k * s.r * s.s) * e}},
                   out, u(m * s.k), 2.0 * static_cast<double>(s.r * s.s), 0);
     outputs_[i] = out;
     return;
@@ -300,7 +315,7 @@ void Compiler::conv_layer(size_t i, const Layer& l) {
     o.conv_taps = 0;  // K is now the padded one
   }
   models::GemmAddressing a =
-      dense(src.addr, heap_.alloc(u(s.k * g.k) * e), out.addr, g.k, s.k, e, e);
+      dense(src.addr, weights(l, u(s.k * g.k) * e), out.addr, g.k, s.k, e, e);
   // Implicit GEMM over the NHWC image: output pixel m reads its window; along a row of output
   // pixels the window moves by stride x C elements, and column kk = (r, s, c) of A is tap
   // (r, s)'s channel c. (A k-tile wider than one tap's C is read as one run from its first
@@ -499,8 +514,8 @@ std::int64_t gpu_conv_padded_channels(std::int64_t c, std::uint64_t elem_bytes) 
 }
 
 GpuProgram compile_gpu(const models::GpuDeviceConfig& device, const std::vector<Layer>& layers,
-                       const GpuMappingOptions& options) {
-  return Compiler(device, options).run(layers);
+                       const GpuMappingOptions& options, std::size_t instance) {
+  return Compiler(device, options, instance).run(layers);
 }
 
 std::string describe_gpu_program(const models::GpuDeviceConfig& device, const GpuProgram& p) {

@@ -11,6 +11,7 @@
 // streaming kernels. Tensors get device addresses from their data-flow edges: a layer reads its
 // producer's output where it was written, so the L2 sees the hand-off.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -67,8 +68,13 @@ std::int64_t gpu_conv_padded_channels(std::int64_t c, std::uint64_t elem_bytes);
 
 /// Compiles `layers` for `device`. Throws WorkloadError naming the layer when it cannot run
 /// (fp8 on an SM without fp8 tensor cores, int32 GEMMs, grouped convolutions, ...).
+/// `instance`: which instance of each repeated layer (`repeat: R`) the program runs, mod R. A
+/// repeated layer stands for R layers of the same shape with weights of their own, so each
+/// instance reads its weights at addresses of its own, and a warm-up pass (instance p) leaves
+/// the next pass (instance p + 1) the activations in the L2 but not its weights: a real
+/// network's other R - 1 layers would have evicted them. Instance 0 is a single pass's program.
 GpuProgram compile_gpu(const models::GpuDeviceConfig& device, const std::vector<Layer>& layers,
-                       const GpuMappingOptions& options = {});
+                       const GpuMappingOptions& options = {}, std::size_t instance = 0);
 
 /// The plan for people (simrun --plan).
 std::string describe_gpu_program(const models::GpuDeviceConfig& device, const GpuProgram& p);

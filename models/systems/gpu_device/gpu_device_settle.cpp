@@ -113,22 +113,28 @@ GpuSettledProgram compile_settled(const GpuSystemConfig& cfg,
 }
 
 PowerSettler::PowerSettler(const GpuSystemConfig& cfg, const std::vector<workloads::Layer>& layers)
-    : cfg_(cfg), layers_(layers) {
+    : cfg_(cfg),
+      layers_(layers),
+      repeated_(std::any_of(layers.begin(), layers.end(),
+                            [](const workloads::Layer& l) { return l.repeat > 1; })) {
   passes_.push_back(std::make_unique<GpuSettledProgram>(compile_settled(cfg, layers)));
 }
 
 GpuPass PowerSettler::next(std::size_t p, const std::vector<GpuKernelRun>& previous,
                            GpuDeviceModule& top) {
   const GpuSettledProgram& was = current();
-  if (p > 0 && was.device.boost_clock.value() > 0) {
-    const Hz f(power_limited_clock(was.device, simulated_loads(was.device, was.program, previous)));
-    if (f.value() != was.device.gpu_sm.clock.value()) {
-      GpuDeviceConfig d = was.device;
+  if (p > 0) {
+    GpuDeviceConfig d = was.device;
+    if (d.boost_clock.value() > 0) {
+      const Hz f(power_limited_clock(d, simulated_loads(d, was.program, previous)));
       d.gpu_sm.clock = f;
       d.l2.clock = f;
-      auto prog = workloads::compile_gpu(d, layers_, cfg_.mapping);
+    }
+    const bool moved = d.gpu_sm.clock.value() != was.device.gpu_sm.clock.value();
+    if (moved || repeated_) {  // a new clock, or the next instance of the repeated layers
+      auto prog = workloads::compile_gpu(d, layers_, cfg_.mapping, p);
       passes_.push_back(std::make_unique<GpuSettledProgram>(GpuSettledProgram{d, std::move(prog)}));
-      top.set_clock(f);
+      if (moved) top.set_clock(d.gpu_sm.clock);
     }
   }
   return {&current().program.kernels, kernel_layers(current().program)};

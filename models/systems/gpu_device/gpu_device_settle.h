@@ -29,8 +29,9 @@ std::vector<KernelLoad> simulated_loads(const GpuDeviceConfig& d, const workload
 
 /// Gives gpu_device its passes (GpuNextPass): pass 0 runs at the estimate's clock
 /// (compile_settled); each later pass at the clock the pass before it allows by its simulated
-/// power (simulated_loads), compiled again at that clock, with the device moved there. Without
-/// the power model (boost_clock 0) every pass is the first one's.
+/// power (simulated_loads), compiled again at that clock, with the device moved there. Pass p
+/// runs instance p of the repeated layers (compile_gpu), so their weights are new to the L2.
+/// Without the power model (boost_clock 0) and repeated layers every pass is the first one's.
 class PowerSettler {
  public:
   PowerSettler(const GpuSystemConfig& cfg, const std::vector<workloads::Layer>& layers);
@@ -42,6 +43,7 @@ class PowerSettler {
  private:
   const GpuSystemConfig& cfg_;
   const std::vector<workloads::Layer>& layers_;
+  bool repeated_;  // a layer has repeat > 1: each pass compiles its own instance
   std::vector<std::unique_ptr<GpuSettledProgram>> passes_;  // kept: a pass reads its kernels
 };
 

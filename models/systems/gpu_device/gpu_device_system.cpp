@@ -172,8 +172,9 @@ const config::SchemaOf<GpuSystemConfig>& GpuSystemConfig::schema() {
         .integer("warmup", &GpuSystemConfig::warmup, 0, 0, 4,
                  "passes of the whole kernel stream simulated before the measured one and not "
                  "reported, as a benchmark's warm-up calls: the measured pass finds in the L2 "
-                 "what the previous pass left (0: it starts with an empty L2), and under the "
-                 "power model runs at the clock the previous pass's simulated power allows",
+                 "what the previous pass left (0: it starts with an empty L2) except a repeated "
+                 "layer's weights (each pass runs its next instance), and under the power model "
+                 "runs at the clock the previous pass's simulated power allows",
                  "passes")
         .ignore("kind");
     return b;

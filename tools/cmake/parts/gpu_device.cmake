@@ -20,6 +20,7 @@ if(SYSTOLE_BUILD_TESTS)
     SOURCES ${PROJECT_SOURCE_DIR}/tests/unit/workloads/test_gpu_device_config.cpp
             ${PROJECT_SOURCE_DIR}/tests/unit/workloads/test_gpu_gemm_mapping.cpp
             ${PROJECT_SOURCE_DIR}/tests/unit/workloads/test_gpu_conv_lowering.cpp
+            ${PROJECT_SOURCE_DIR}/tests/unit/workloads/test_gpu_instances.cpp
             ${PROJECT_SOURCE_DIR}/tests/unit/gpu_device/test_gpu_power.cpp
     LINKS workloads
     LABELS gpu_mapping)
