@@ -191,7 +191,8 @@ void add_kernel_points(std::vector<KernelPoint>& pts, const std::string& gpu,
   const std::string yaml = dir.file("kernels.yaml");
   std::ofstream f(yaml);
   f << "name: gpu-gemm-cublas-kernels\nbase: " << test::source_dir() << "/configs/presets/"
-    << preset << "\nworkload:\n  name: gemm\n  params: {m: 1024, n: 1024, k: 1024}\n"
+    << preset
+    << "\nsystem: {warmup: 1}\nworkload:\n  name: gemm\n  params: {m: 1024, n: 1024, k: 1024}\n"
     << "  layers:\n    - {name: gemm, m: m, n: n, k: k" << dtype_key << "}\nsweep:\n  zip:\n"
     << "    - workload.params.m: " << list([](const KernelPoint& p) { return p.point.m; })
     << "\n      workload.params.n: " << list([](const KernelPoint& p) { return p.point.n; })

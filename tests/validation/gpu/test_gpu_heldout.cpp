@@ -19,6 +19,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/stats/results_file.h"
@@ -31,15 +32,18 @@ namespace systole {
 namespace {
 
 const std::vector<std::string> kKinds = {"gemm", "gemm_fp8", "attention", "conv"};
-/// The GPUs draw 4 was measured on (the lease of 2026-11-27 had an H200).
-const std::vector<std::string> kDraw4Gpus = {"h200"};
+/// The GPUs draw 4 was measured on (2026-11-27, one lease each).
+const std::vector<std::string> kDraw4Gpus = {"h100", "h200"};
 
 /// One draw of held-out shapes: its file prefix ("heldout": draw 1, seed 20261126; "heldout2":
 /// draw 2, seed 20261127, drawn by the same rules after draw 1's results had shaped the model).
 struct Draw {
+  Draw(std::string p, std::string t, std::vector<std::string> g = {"h100", "h200"},
+       std::string o = "")
+      : prefix(std::move(p)), title(std::move(t)), gpus(std::move(g)), options(std::move(o)) {}
   std::string prefix, title;
   /// The GPUs it was measured on (data/<gpu>_<prefix>_run1.csv) and simrun's extra options.
-  std::vector<std::string> gpus = {"h100", "h200"};
+  std::vector<std::string> gpus;
   std::string options;
 };
 
@@ -181,19 +185,20 @@ TEST_CASE("GPU device on a third held-out draw against measured hardware",
 
 // Draw 4 (measure/heldout4_shapes.csv, seed 20261129): drawn and committed after the clock that
 // settles from the simulation (a56396b, `system.warmup`) and before any of its shapes was measured
-// or simulated, with the same bounds, to judge that change on shapes nobody has seen. The
-// validation experiments run it as main does (warmup 0: the mapper estimate's clock, an empty
-// L2); the hidden case below runs it with warmup 1 (the settled clock, the L2 as the previous
-// call left it). Decided before measuring: the validation experiments move to warmup 1 if its
-// mean |error| over draw 4 is lower than warmup 0's on every GPU measured.
+// or simulated, with the same bounds, to judge that change on shapes nobody had seen. Decided
+// before measuring (fb09192): the validation experiments move from warmup 0 (the mapper
+// estimate's clock, an empty L2) to warmup 1 (the settled clock, the L2 as the previous call left
+// it) if warmup 1's mean |error| over draw 4 is lower on every GPU measured. Measured 2026-11-27
+// on a lent H100 SXM and H200: warmup 0 17.5% / 12.5%, warmup 1 15.5% / 10.8%, so every
+// experiment of this folder now runs warmup 1; the hidden case below keeps warmup 0's figures.
 TEST_CASE("GPU device on a fourth held-out draw against measured hardware",
           "[validation][gpu][!mayfail]") {
   check_draw({"heldout4", "Held-out shapes (draw 4)", kDraw4Gpus});
 }
 
-TEST_CASE("GPU device on the fourth held-out draw with the settled clock (warmup 1)",
+TEST_CASE("GPU device on the fourth held-out draw with the estimate's clock (warmup 0)",
           "[.][validation][gpu][heldout_warmup]") {
-  check_draw({"heldout4", "Held-out shapes (draw 4), warmup 1", kDraw4Gpus, "-p system.warmup=1"});
+  check_draw({"heldout4", "Held-out shapes (draw 4), warmup 0", kDraw4Gpus, "-p system.warmup=0"});
 }
 
 // Diagnostic (hidden, not a check of the bound): the bf16 GEMMs of every draw again with the kernel
@@ -229,7 +234,8 @@ TEST_CASE("GPU held-out GEMMs with cuBLAS's kernel", "[.][cublas_kernel][validat
     test::TempDir dir;
     std::ofstream f(dir.file("kernels.yaml"));
     f << "name: heldout-cublas-kernels\nbase: " << test::source_dir() << "/configs/presets/"
-      << (gpu == "h100" ? "h100_sxm5" : "h200_sxm") << ".yaml\nworkload:\n  name: gemm\n"
+      << (gpu == "h100" ? "h100_sxm5" : "h200_sxm")
+      << ".yaml\nsystem: {warmup: 1}\nworkload:\n  name: gemm\n"
       << "  params: {m: 1024, n: 1024, k: 1024}\n  layers:\n    - {name: gemm, m: m, n: n, k: k}\n"
       << "sweep:\n  zip:\n    - workload.params.m: [" << m << "]\n      workload.params.n: [" << nn
       << "]\n      workload.params.k: [" << k << "]\n      system.mapping.tile_m: [" << tm
@@ -297,7 +303,8 @@ TEST_CASE("GPU held-out convolutions with cuDNN's kernel", "[.][cudnn_kernel][va
     test::TempDir dir;
     std::ofstream f(dir.file("kernels.yaml"));
     f << "name: heldout-cudnn-kernels\nbase: " << test::source_dir() << "/configs/presets/"
-      << (gpu == "h100" ? "h100_sxm5" : "h200_sxm") << ".yaml\nworkload:\n  name: conv\n"
+      << (gpu == "h100" ? "h100_sxm5" : "h200_sxm")
+      << ".yaml\nsystem: {warmup: 1}\nworkload:\n  name: conv\n"
       << "  params: {n: 16, c: 512, k: 128, hw: 7, r: 3, st: 1}\n  layers:\n    - {name: conv, "
       << "op: conv2d, n: n, h: hw, w: hw, c: c, k: k, r: r, s: r, stride: st, pad: '(r - 1) / "
       << "2'}\nsweep:\n  zip:\n";
