@@ -34,6 +34,8 @@ namespace {
 const std::vector<std::string> kKinds = {"gemm", "gemm_fp8", "attention", "conv"};
 /// The GPUs draw 4 was measured on (2026-11-27, one lease each).
 const std::vector<std::string> kDraw4Gpus = {"h100", "h200"};
+/// The GPUs draw 5 was measured on.
+const std::vector<std::string> kDraw5Gpus = {"h100", "h200"};
 
 /// One draw of held-out shapes: its file prefix ("heldout": draw 1, seed 20261126; "heldout2":
 /// draw 2, seed 20261127, drawn by the same rules after draw 1's results had shaped the model).
@@ -199,6 +201,14 @@ TEST_CASE("GPU device on a fourth held-out draw against measured hardware",
 TEST_CASE("GPU device on the fourth held-out draw with the estimate's clock (warmup 0)",
           "[.][validation][gpu][heldout_warmup]") {
   check_draw({"heldout4", "Held-out shapes (draw 4), warmup 0", kDraw4Gpus, "-p system.warmup=0"});
+}
+
+// Draw 5 (measure/heldout5_shapes.csv, seed 20261130): drawn and committed with the same bounds
+// after draw 4 moved every experiment here to warmup 1, before any of its shapes was measured or
+// simulated, to judge whatever the model changes after that on shapes nobody has seen.
+TEST_CASE("GPU device on a fifth held-out draw against measured hardware",
+          "[validation][gpu][!mayfail]") {
+  check_draw({"heldout5", "Held-out shapes (draw 5)", kDraw5Gpus});
 }
 
 // Diagnostic (hidden, not a check of the bound): the bf16 GEMMs of every draw again with the kernel

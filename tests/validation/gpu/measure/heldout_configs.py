@@ -1,13 +1,14 @@
 """Writes the simulator's experiments for the held-out shapes from each draw's CSV: draw 1
 (heldout_shapes.csv) -> ../heldout_<kind>_<gpu>.yaml, draw 2 (heldout2_shapes.csv) ->
-../heldout2_<kind>_<gpu>.yaml, and so on for draws 3 and 4; one zip sweep per kind and GPU preset, the points in the CSV's order.
+../heldout2_<kind>_<gpu>.yaml, and so on for draws 3-5; one zip sweep per kind and GPU preset, the points in the CSV's order.
 test_gpu_heldout.cpp reads the same CSV and checks every shape is simulated exactly once."""
 import csv
 import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DRAWS = (("heldout", "heldout_shapes.csv"), ("heldout2", "heldout2_shapes.csv"),
-         ("heldout3", "heldout3_shapes.csv"), ("heldout4", "heldout4_shapes.csv"))
+         ("heldout3", "heldout3_shapes.csv"), ("heldout4", "heldout4_shapes.csv"),
+         ("heldout5", "heldout5_shapes.csv"))
 GPUS = (("h100", "h100_sxm5", "H100 SXM5"), ("h200", "h200_sxm", "H200 SXM"))
 LAYERS = {
     "gemm": "{name: gemm, m: m, n: n, k: k}",

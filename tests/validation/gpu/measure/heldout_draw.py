@@ -3,7 +3,8 @@ Usage: heldout_draw.py [SEED] > FILE. Draw 1: seed 20261126 -> heldout_shapes.cs
 20261127 -> heldout2_shapes.csv (same rules, drawn after draw 1's results had shaped the model);
 draw 3: seed 20261128 -> heldout3_shapes.csv (drawn after the kernel set-up change, eba2601);
 draw 4: seed 20261129 -> heldout4_shapes.csv (drawn after the clock settled from the simulation,
-a56396b, to judge it)."""
+a56396b, to judge it); draw 5: seed 20261130 -> heldout5_shapes.csv (drawn after draw 4 moved the
+validation experiments to warmup 1, to judge what changes after it)."""
 import random, math, sys
 r = random.Random(int(sys.argv[1]) if len(sys.argv) > 1 else 20261126)
 def logu(lo, hi, mult):
