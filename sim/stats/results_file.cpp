@@ -251,7 +251,12 @@ PointResult read_point_unnamed(hid_t points, hid_t config, const std::string& na
   r.wall_seconds = read_attr_num<double>(g, "wall_seconds", H5T_NATIVE_DOUBLE);
   r.assignments = read_assignments(g, depth);
   if (has(g, "metrics")) r.metrics = to_record(read_table(g, "metrics", depth));
-  if (config >= 0 && has(config, name)) {
+  // The writer stores /config/<name> before the point's group: a file with /config but not the
+  // point's entry is damaged, and a reader would take an empty configuration for the point's
+  // (compare, merge). (A file with no /config at all is a hand-made or pre-release one.)
+  if (config >= 0) {
+    if (!has(config, name))
+      throw H5Failure(fmt::format("no /config/{} (the point's resolved configuration)", name));
     const auto text = read_text(config, name, depth);
     if (!text.empty()) r.config_yaml = text.front();
   }

@@ -524,6 +524,32 @@ TEST_CASE("a string dataset claiming more bytes than its file holds is a ConfigE
 // tests/data/fuzz/results_attr_array.h5: two_points with /meta's points_total attribute
 // rewritten (h5py) as two values. read_attr_num let H5Aread write both into one uint64 on the
 // stack (a stack-buffer-overflow under ASan).
+// A point whose /config/<id> is gone (a damaged file) was read with an empty configuration, so
+// `simrun compare` showed it without its settings and merge copied it on. Found in issue 15.
+TEST_CASE("a point without its /config entry is a ConfigError naming both", "[stats][hdf5]") {
+  TempDir tmp;
+  const std::string path = tmp.file("r.h5");
+  {
+    ResultsWriter w(path, make_meta());
+    w.write_point(make_point(0, "128", "1TB/s", "ws"));
+    w.commit();
+  }
+  REQUIRE(read_points(path).size() == 1);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  REQUIRE(f >= 0);
+  const std::string key = read_points(path).front().key;
+  CHECK(H5Ldelete(f, ("/config/" + key).c_str(), H5P_DEFAULT) >= 0);
+  H5Fclose(f);
+  try {
+    (void)read_points(path);
+    FAIL("read_points accepted a point without its configuration");
+  } catch (const systole::ConfigError& e) {
+    INFO(e.what());
+    CHECK(std::string(e.what()).find("no /config/" + key) != std::string::npos);
+  }
+  CHECK_THROWS_AS(check_points(path, {}), systole::ConfigError);
+}
+
 TEST_CASE("a numeric attribute holding several values is a ConfigError", "[stats][hdf5]") {
   const std::string path = systole::test::source_dir() + "/tests/data/fuzz/results_attr_array.h5";
   try {
