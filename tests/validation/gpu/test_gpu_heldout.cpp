@@ -198,14 +198,17 @@ TEST_CASE("GPU device on a fourth held-out draw against measured hardware",
   check_draw({"heldout4", "Held-out shapes (draw 4)", kDraw4Gpus});
 }
 
-TEST_CASE("GPU device on the fourth held-out draw with the estimate's clock (warmup 0)",
+TEST_CASE("GPU device on held-out draws 4 and 5 with the estimate's clock (warmup 0)",
           "[.][validation][gpu][heldout_warmup]") {
   check_draw({"heldout4", "Held-out shapes (draw 4), warmup 0", kDraw4Gpus, "-p system.warmup=0"});
+  check_draw({"heldout5", "Held-out shapes (draw 5), warmup 0", kDraw5Gpus, "-p system.warmup=0"});
 }
 
 // Draw 5 (measure/heldout5_shapes.csv, seed 20261130): drawn and committed with the same bounds
 // after draw 4 moved every experiment here to warmup 1, before any of its shapes was measured or
-// simulated, to judge whatever the model changes after that on shapes nobody has seen.
+// simulated, to judge whatever the model changes after that on shapes nobody has seen. Measured
+// 2026-11-27 on a lent H200 and H100 SXM; first simulated with the model as draw 4 left it
+// (warmup 1): H100 13.8%, H200 15.7% (warmup 0: 14.2% / 14.6%). Missed.
 TEST_CASE("GPU device on a fifth held-out draw against measured hardware",
           "[validation][gpu][!mayfail]") {
   check_draw({"heldout5", "Held-out shapes (draw 5)", kDraw5Gpus});
