@@ -16,10 +16,16 @@ using MemoryBytesOf = std::function<std::uint64_t(std::size_t layer, int memory)
 /// or stats::kRun).
 using HeldPsOf = std::function<double(std::size_t scope)>;
 
-/// Declares one engine's stats in `g`: the unit stats (run and per layer) and hbm_bytes /
-/// cmem_bytes per layer (only per layer: the /units/dma table keeps its columns), and
-/// held_cycles (run and per layer).
+/// What an engine's far memories are, for its per-layer byte columns: a core's engine reaches HBM
+/// (0) and CMEM (1); the host-link engine reaches host memory alone (both its ports).
+enum class DmaMemories { kHbmCmem, kHost };
+
+/// Declares one engine's stats in `g`: the unit stats (run and per layer), the bytes per layer it
+/// moved to and from each far memory (hbm_bytes / cmem_bytes, or host_bytes for the host-link
+/// engine; only per layer: the /units/dma table keeps its columns), and held_cycles (run and per
+/// layer).
 void declare_dma_stats(stats::StatGroup& g, UnitCountersOf counters, MemoryBytesOf bytes,
-                       HeldPsOf held, const stats::Timebase& tb);
+                       HeldPsOf held, const stats::Timebase& tb,
+                       DmaMemories memories = DmaMemories::kHbmCmem);
 
 }  // namespace systole::models

@@ -309,10 +309,10 @@ void TpuChipStats::declare_host_parts() {
   const TpuChipModule* top = run_.top;
   declare_memory_stats(
       root_.group("host", "memory"), [top] { return top->host()->counters(); }, run_.tb);
-  declare_dma(root_.group("host_dma", "dma"), top->host_dma());
+  declare_dma(root_.group("host_dma", "dma"), top->host_dma(), DmaMemories::kHost);
 }
 
-void TpuChipStats::declare_dma(stats::StatGroup& g, const DmaModule* dma) {
+void TpuChipStats::declare_dma(stats::StatGroup& g, const DmaModule* dma, DmaMemories memories) {
   declare_dma_stats(
       g, [dma](std::size_t s) { return unit_counters(*dma, s); },
       [dma](std::size_t l, int memory) {
@@ -324,7 +324,7 @@ void TpuChipStats::declare_dma(stats::StatGroup& g, const DmaModule* dma) {
         for (std::uint32_t l = 0; l < run.prog->layers.size(); ++l) t += dma->held_ps(l);
         return t;
       },
-      run_.tb);
+      run_.tb, memories);
 }
 
 void TpuChipStats::finish(const workloads::CompiledWorkload& prog,

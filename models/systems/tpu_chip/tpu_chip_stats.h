@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "models/dma/dma_stats.h"
 #include "models/systems/tpu_chip/tpu_chip_config.h"
 #include "sim/stats/result.h"
 #include "sim/stats/stat_tables.h"
@@ -59,7 +60,8 @@ class TpuChipStats {
   /// The host link's memory (chip0.host) and engine (chip0.host_dma), when the chip has one.
   void declare_host_parts();
   /// One DMA engine's stats in `g` (`dma` null while only the pattern is declared).
-  void declare_dma(stats::StatGroup& g, const DmaModule* dma);
+  void declare_dma(stats::StatGroup& g, const DmaModule* dma,
+                   DmaMemories memories = DmaMemories::kHbmCmem);
 
   stats::StatGroup root_{"chip0", "tpu_chip"};
   Run run_;

@@ -13,6 +13,10 @@ if(SYSTOLE_BUILD_TESTS)
     SOURCES ${PROJECT_SOURCE_DIR}/tests/unit/stats/test_stats_tree.cpp
     LINKS sim_stats
     LABELS unit)
+  systole_test(dma_stats_unit_tests
+    SOURCES ${PROJECT_SOURCE_DIR}/tests/unit/stats/test_dma_stats.cpp
+    LINKS models_timing
+    LABELS unit)
 endif()
 
 if(SYSTOLE_BUILD_TESTS)
