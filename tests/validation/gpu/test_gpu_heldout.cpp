@@ -37,8 +37,8 @@ const std::vector<std::string> kDraw4Gpus = {"h100", "h200"};
 /// The GPUs draw 5 was measured on.
 const std::vector<std::string> kDraw5Gpus = {"h100", "h200"};
 
-/// One draw of held-out shapes: its file prefix ("heldout": draw 1, seed 20261126; "heldout2":
-/// draw 2, seed 20261127, drawn by the same rules after draw 1's results had shaped the model).
+/// One draw of held-out shapes: its file prefix ("heldout": draw 1, seed 20261126; "heldout<n>":
+/// draw n, seed 20261125 + n, drawn by the same rules; measure/heldout_draw.py says when).
 struct Draw {
   Draw(std::string p, std::string t, std::vector<std::string> g = {"h100", "h200"},
        std::string o = "")
