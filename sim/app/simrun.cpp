@@ -205,8 +205,11 @@ sweep::Applies schema_applies(const Registry& reg) {
 }
 
 struct Validated {
-  size_t count = 0;                       // design points
-  std::vector<sweep::Point> points;       // all of them, unless only validating
+  size_t count = 0;  // design points
+  /// All of them, unless only validating, without their resolved trees (`resolve` rebuilds
+  /// one): the worker zygote is forked from this process, so its size is every fork's cost.
+  std::vector<sweep::Point> points;
+  sweep::Plan plan;
   std::map<int, std::string> unrunnable;  // point id -> reason (mapping failed)
   size_t layers = 0;
   std::vector<std::string> inputs;  // workload files the points read
@@ -233,7 +236,8 @@ void check_point_count(const config::Experiment& ex, size_t total, long limit) {
 Validated validate_points(const Registry& reg, const config::Experiment& ex,
                           const sweep::Shard& shard, bool keep_points) {
   Validated v;
-  const sweep::Plan plan = sweep::plan(ex, schema_applies(reg));
+  v.plan = sweep::plan(ex, schema_applies(reg));
+  const sweep::Plan& plan = v.plan;
   v.count = shard.points_of(plan.size());
   for (size_t i = 0; i < plan.size(); ++i) {
     if (!shard.owns(i)) continue;
@@ -258,12 +262,24 @@ Validated validate_points(const Registry& reg, const config::Experiment& ex,
     } catch (const WorkloadError& e) {
       v.unrunnable[p.id] = e.what();
     }
-    if (keep_points) v.points.push_back(std::move(p));
+    if (!keep_points) continue;
+    p.root = config::Node();
+    v.points.push_back(std::move(p));
   }
   if (!v.unrunnable.empty() && v.unrunnable.size() == v.count)
     throw WorkloadError(v.unrunnable.begin()->second +
                         (v.count > 1 ? " (and every other design point fails too)" : ""));
   return v;
+}
+
+/// The point `light` (one of Validated::points) with its resolved tree.
+sweep::Point resolve(const Validated& v, const sweep::Point& light) {
+  sweep::Point p = v.plan.point(static_cast<size_t>(light.id));
+  if (p.key != light.key)
+    throw SimError(
+        fmt::format("design point {} rebuilt as {}, planned as {}", light.id, p.key, light.key));
+  p.config_hash = light.config_hash;
+  return p;
 }
 
 /// --plan: every point compiled and its plan printed; nothing simulated, nothing written.
@@ -392,14 +408,16 @@ int run_experiment(const Options& o, const std::string& command_line, const swee
   for (const auto& p : v.points) {
     if (resumed.kept.count(p.key)) {
       writer.write_point(resumed.kept[p.key]);
+      stats::keep_for_summary(resumed.kept[p.key]);
       results_in.push_back(std::move(resumed.kept[p.key]));
     } else if (v.unrunnable.count(p.id)) {
       stats::PointResult r =
-          sweep::run_point_here(p, [&](const sweep::Point&) -> stats::PointResult {
+          sweep::run_point_here(resolve(v, p), [&](const sweep::Point&) -> stats::PointResult {
             throw WorkloadError(v.unrunnable[p.id]);
           });
       r.code_version = version;
       writer.write_point(r);
+      stats::keep_for_summary(r);
       results_in.push_back(std::move(r));
     } else {
       todo.push_back(&p);
@@ -434,7 +452,8 @@ int run_experiment(const Options& o, const std::string& command_line, const swee
   show();
   InterruptNote interrupt_note(out);
   const bool trace = ex.output.trace;
-  sweep::RunnerOptions ropt{jobs, o.point_timeout, {}};
+  sweep::RunnerOptions ropt{
+      jobs, o.point_timeout, {}, [&](const sweep::Point& p) { return resolve(v, p); }};
   if (tty)
     ropt.on_tick = [&](const std::vector<const sweep::Point*>& now) {
       running.clear();
@@ -457,6 +476,7 @@ int run_experiment(const Options& o, const std::string& command_line, const swee
                                    one_line(r.error));
         r.code_version = version;
         writer.write_point(r);
+        stats::keep_for_summary(r);
         results_in.push_back(std::move(r));
         show();
       });

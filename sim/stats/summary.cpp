@@ -15,6 +15,9 @@ namespace systole::stats {
 
 namespace {
 
+/// The one unit table a summary reads (pipeline_summary).
+constexpr const char* kPipelineStages = "pipeline_stages";
+
 bool numeric(const std::string& s) {
   if (s.empty()) return false;
   const char c = s[0];
@@ -136,7 +139,7 @@ std::string pipeline_summary(const std::vector<PointResult>& points) {
     if (!p.ok() || !has_metric(p, "pipeline_bubble")) continue;
     std::string busy;
     for (const auto& t : p.units)
-      if (t.name() == "pipeline_stages")
+      if (t.name() == kPipelineStages)
         for (std::size_t r = 0; r < t.rows().size(); ++r)
           busy += (busy.empty() ? "" : ", ") +
                   format_quantity(t.get_number(r, "busy_time"), Dimension::kTime);
@@ -153,6 +156,15 @@ std::string pipeline_summary(const std::vector<PointResult>& points) {
 }
 
 }  // namespace
+
+void keep_for_summary(PointResult& p) {
+  p.trace = Trace();
+  std::string().swap(p.config_yaml);
+  p.units.erase(std::remove_if(p.units.begin(), p.units.end(),
+                               [](const Table& t) { return t.name() != kPipelineStages; }),
+                p.units.end());
+  p.units.shrink_to_fit();
+}
 
 std::string points_summary(const std::vector<PointResult>& points,
                            const std::vector<std::string>& swept_paths, size_t width) {

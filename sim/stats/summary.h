@@ -20,6 +20,11 @@ std::string format_table(const std::vector<std::string>& header,
 std::string points_summary(const std::vector<PointResult>& points,
                            const std::vector<std::string>& swept_paths, size_t width = 0);
 
+/// Drops what no summary reads (the operation trace, the resolved config text, the unit tables
+/// but those pipeline_summary reads), once the point is in the results file: a sweep's parent
+/// keeps every point for its summary, ~93 KB each before.
+void keep_for_summary(PointResult& p);
+
 /// One row per layer of one point.
 std::string layers_summary(const PointResult& p, size_t width = 0);
 

@@ -45,6 +45,11 @@ stats::PointResult failed(const Point& p, const std::string& why) {
   return r;
 }
 
+/// `p` with its resolved tree: as given, or rebuilt by opt.resolve.
+Point complete(const Point& p, const RunnerOptions& opt) {
+  return opt.resolve ? opt.resolve(p) : p;
+}
+
 Worker start_worker(ChildFactory& factory, const std::vector<const Point*>& points, size_t i,
                     double timeout_s) {
   Worker w;
@@ -57,23 +62,25 @@ Worker start_worker(ChildFactory& factory, const std::vector<const Point*>& poin
 }
 
 /// The result of a worker whose pipe reached its end: reaps it.
-stats::PointResult finish_worker(ChildFactory& factory, Worker& w, double timeout_s) {
+stats::PointResult finish_worker(ChildFactory& factory, Worker& w, const RunnerOptions& opt) {
+  const double timeout_s = opt.point_timeout_s;
   ChildOutcome o = factory.finish(w.child);
   o.data = std::move(w.data) + o.data;
   if (w.timed_out)
-    return failed(*w.point, fmt::format("the point ran longer than --point-timeout {:g} s and "
-                                        "was stopped",
-                                        timeout_s));
+    return failed(complete(*w.point, opt),
+                  fmt::format("the point ran longer than --point-timeout {:g} s and "
+                              "was stopped",
+                              timeout_s));
   if (o.signal)
-    return failed(*w.point, fmt::format("worker process crashed: {} (signal {})",
-                                        strsignal(o.signal), o.signal));
+    return failed(complete(*w.point, opt), fmt::format("worker process crashed: {} (signal {})",
+                                                       strsignal(o.signal), o.signal));
   if (o.data.empty())
-    return failed(*w.point,
+    return failed(complete(*w.point, opt),
                   fmt::format("worker process exited with status {} and no result", o.exit_code));
   try {
     return stats::deserialize(o.data);
   } catch (const std::exception& e) {
-    return failed(*w.point, std::string("unreadable worker result: ") + e.what());
+    return failed(complete(*w.point, opt), std::string("unreadable worker result: ") + e.what());
   }
 }
 
@@ -126,7 +133,7 @@ void run_points(const std::vector<const Point*>& points, const PointFn& fn,
   if (points.empty()) return;
   // Workers are forked from a zygote made now, before this process grows with the results.
   ChildFactory factory([&](std::uint64_t i, int fd) {
-    write_all(fd, stats::serialize(run_point_here(*points[i], fn)));
+    write_all(fd, stats::serialize(run_point_here(complete(*points[i], opt), fn)));
     return 0;
   });
   while (next < points.size() || !running.empty()) {
@@ -146,6 +153,9 @@ void run_points(const std::vector<const Point*>& points, const PointFn& fn,
       throw SimError(std::string("poll failed: ") + std::strerror(errno));
     }
     stop_late_workers(running);
+    // Results are handed on (written to the results file) only after the freed slots are
+    // refilled, so the next points simulate while this process writes.
+    std::vector<stats::PointResult> done;
     for (size_t i = running.size(); i-- > 0;) {
       if (!(pfds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       Worker& w = running[i];
@@ -156,10 +166,12 @@ void run_points(const std::vector<const Point*>& points, const PointFn& fn,
         continue;
       }
       if (n < 0 && errno == EINTR) continue;
-      stats::PointResult r = finish_worker(factory, w, opt.point_timeout_s);
+      done.push_back(finish_worker(factory, w, opt));
       running.erase(running.begin() + static_cast<long>(i));
-      on_done(std::move(r));
     }
+    while (running.size() < jobs && next < points.size())
+      running.push_back(start_worker(factory, points, next++, opt.point_timeout_s));
+    for (auto& r : done) on_done(std::move(r));
   }
 }
 

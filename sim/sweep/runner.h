@@ -17,10 +17,17 @@ namespace systole::sweep {
 /// once a second while they run (a progress display's clock).
 using TickFn = std::function<void(const std::vector<const Point*>& running)>;
 
+/// The complete point (with its resolved `root` tree) for one the caller keeps without it.
+using ResolveFn = std::function<Point(const Point&)>;
+
 struct RunnerOptions {
   int jobs = 1;
   double point_timeout_s = 0;  ///< > 0: a worker running longer is killed, its point failed
   TickFn on_tick = nullptr;    ///< optional
+  /// Optional: the points passed in lack their `root` tree (a 10^4-point sweep's trees made the
+  /// zygote, and so every fork, ~20 KB a point larger); each worker, and a failed point's
+  /// record, gets it from here.
+  ResolveFn resolve = nullptr;
 };
 
 /// Runs in the worker: simulates one point.

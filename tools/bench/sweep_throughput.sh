@@ -99,10 +99,10 @@ cd "$out"
 TIMEFORMAT="%U %S"
 t0=$(date +%s%N)
 if [ "$shards" -le 1 ]; then
-  cpu=$( { time "$simrun" gemm_sweep.yaml -o results.h5 --jobs "$(nproc)" -q >/dev/null; } 2>&1 )
+  cpu=$( { time "$simrun" gemm_sweep.yaml -o results.h5 --jobs "${JOBS:-$(nproc)}" -q >/dev/null; } 2>&1 )
 else
   cpu=$( { time for ((i = 0; i < shards; ++i)); do
-      "$simrun" gemm_sweep.yaml --shard "$i/$shards" --jobs "$(nproc)" -q >/dev/null
+      "$simrun" gemm_sweep.yaml --shard "$i/$shards" --jobs "${JOBS:-$(nproc)}" -q >/dev/null
     done; } 2>&1 | tail -1 )
 fi
 t1=$(date +%s%N)

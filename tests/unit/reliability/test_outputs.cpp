@@ -267,6 +267,41 @@ TEST_CASE("a point past --point-timeout is stopped and recorded as failed", "[un
   }
 }
 
+TEST_CASE("workers and failed points get the tree the runner's resolve rebuilds",
+          "[unit][reliability]") {
+  // The parent keeps points without their trees; each worker, and the record of a point that
+  // crashed or ran too long, gets the tree from RunnerOptions::resolve.
+  std::vector<sweep::Point> points(4);
+  for (int i = 0; i < 4; ++i) points[static_cast<size_t>(i)].id = i;
+  std::vector<const sweep::Point*> todo;
+  for (const auto& p : points) todo.push_back(&p);
+  sweep::RunnerOptions opt{2, 0.5, {}, [](const sweep::Point& light) {
+                             sweep::Point p = light;
+                             p.root = config::parse_yaml("marker: " + std::to_string(light.id * 7),
+                                                         "resolved");
+                             return p;
+                           }};
+  std::vector<stats::PointResult> done;
+  sweep::run_points(
+      todo,
+      [](const sweep::Point& p) {
+        if (p.id == 1) ::sleep(60);          // past the timeout
+        if (p.id == 2) std::raise(SIGSEGV);  // a crash
+        stats::PointResult r = tiny_result(p.id);
+        r.error = p.root.to_yaml();  // what the worker saw
+        return r;
+      },
+      opt, [&](stats::PointResult r) { done.push_back(std::move(r)); });
+  REQUIRE(done.size() == 4);
+  for (const auto& r : done) {
+    INFO(r.id << ": " << r.error);
+    const std::string tree = "marker: " + std::to_string(r.id * 7) + "\n";
+    CHECK(r.config_yaml == tree);
+    if (r.ok()) CHECK(r.error == tree);
+    CHECK(r.ok() == (r.id == 0 || r.id == 3));
+  }
+}
+
 TEST_CASE("a plan builds the same points as expand, one at a time", "[unit][reliability]") {
   test::TempDir dir;
   const std::string base = test::source_dir() + "/configs/presets/";
