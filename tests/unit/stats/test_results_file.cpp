@@ -575,3 +575,73 @@ TEST_CASE("a trace whose events name no unit is a ConfigError", "[stats][hdf5]")
                                      "(0 units, 0 kinds, 0 places)") != std::string::npos);
   }
 }
+
+namespace {
+
+/// Variable-length string types among `obj`'s attributes (and, for a dataset, its type).
+int vlen_strings(hid_t obj, bool dataset) {
+  int n = 0;
+  auto count = [&](hid_t type) {
+    if (H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) > 0) ++n;
+  };
+  if (dataset) {
+    const hid_t t = H5Dget_type(obj);
+    count(t);
+    H5Tclose(t);
+  }
+  H5O_info_t info;
+  H5Oget_info2(obj, &info, H5O_INFO_NUM_ATTRS);
+  for (hsize_t i = 0; i < info.num_attrs; ++i) {
+    const hid_t a =
+        H5Aopen_by_idx(obj, ".", H5_INDEX_NAME, H5_ITER_INC, i, H5P_DEFAULT, H5P_DEFAULT);
+    const hid_t t = H5Aget_type(a);
+    count(t);
+    H5Tclose(t);
+    H5Aclose(a);
+  }
+  return n;
+}
+
+herr_t visit_vlen(hid_t root, const char* name, const H5O_info_t* info, void* n) {
+  const hid_t o = H5Oopen(root, name, H5P_DEFAULT);
+  *static_cast<int*>(n) += vlen_strings(o, info->type == H5O_TYPE_DATASET);
+  H5Oclose(o);
+  return 0;
+}
+
+}  // namespace
+
+// 158 of the 179 crashing inputs of a 30-minute `results` fuzz run (issue 15) crashed inside
+// libhdf5's H5HG_read, reading the global heap that holds variable-length strings: the writer
+// now stores every string fixed-length, so a file of ours has no global heap to damage.
+TEST_CASE("results files hold fixed-length strings only; older variable-length ones still read",
+          "[stats][hdf5]") {
+  TempDir tmp;
+  const std::string path = tmp.file("results.h5");
+  std::vector<PointResult> points = {make_point(0, "128", "1.2TB/s", "ws"), make_failed(1)};
+  points[1].error = std::string(20000, 'e');        // wider than an attribute keeps fixed-length
+  points[0].config_yaml = std::string(30000, 'c');  // a text larger than a compact dataset
+  {
+    ResultsWriter w(path, make_meta());
+    for (const auto& p : points) w.write_point(p);
+    w.commit();
+  }
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE(f >= 0);
+  int vlen = vlen_strings(f, false);
+  REQUIRE(H5Ovisit2(f, H5_INDEX_NAME, H5_ITER_INC, visit_vlen, &vlen, H5O_INFO_BASIC) >= 0);
+  H5Fclose(f);
+  CHECK(vlen == 1);  // the 20,000-byte error attribute alone
+  const auto back = read_points(path);
+  REQUIRE(back.size() == 2);
+  for (size_t i = 0; i < points.size(); ++i) require_same(points[i], back[i]);
+  CHECK(back[1].error == points[1].error);
+  CHECK(back[0].config_yaml == points[0].config_yaml);
+  // A file written before (variable-length strings) still reads, trace included.
+  const auto old =
+      read_points(systole::test::source_dir() + "/tests/data/legacy/results_vlen_strings.h5");
+  REQUIRE(old.size() == 1);
+  CHECK(old[0].ok());
+  CHECK(old[0].trace.enabled);
+  CHECK(old[0].config_yaml.find("rows: 64") != std::string::npos);
+}
