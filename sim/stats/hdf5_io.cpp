@@ -220,6 +220,41 @@ void check_size(hid_t ds, hssize_t n, size_t element, const std::string& what) {
                                 what, n, element, bytes));
 }
 
+/// A string type's character set and padding are among those HDF5 defines: a damaged one (a
+/// padding of 9) read here, but libhdf5 found no conversion for its copy (simrun merge wrote a
+/// file its readers refused; tools/reliability/merge_corrupt.sh, seed 12).
+void check_string_type(hid_t type, const std::string& what) {
+  const H5T_cset_t cset = H5Tget_cset(type);
+  const H5T_str_t pad = H5Tget_strpad(type);
+  if ((cset != H5T_CSET_ASCII && cset != H5T_CSET_UTF8) ||
+      (pad != H5T_STR_NULLTERM && pad != H5T_STR_NULLPAD && pad != H5T_STR_SPACEPAD))
+    throw H5Failure(fmt::format("{}: its string type is corrupt (character set {}, padding {})",
+                                what, static_cast<int>(cset), static_cast<int>(pad)));
+}
+
+/// A name read from a type (a table's column, an enum member) or a table's unit or field
+/// description (`kind`) is UTF-8 text without control characters: damaged ones (a column name
+/// of bytes 0xff; units read from beyond a damaged attribute's data) read back otherwise after
+/// simrun merge copied them (merge_corrupt.sh, seeds 11 and 12).
+void check_text(const std::string& name, const char* kind, const std::string& what) {
+  size_t i = 0;
+  while (i < name.size()) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    const size_t len = c < 0x80           ? 1
+                       : (c >> 5) == 0x6  ? 2
+                       : (c >> 4) == 0xe  ? 3
+                       : (c >> 3) == 0x1e ? 4
+                                          : 0;
+    bool ok = len != 0 && i + len <= name.size() && (len > 1 || (c >= 0x20 && c != 0x7f));
+    for (size_t k = 1; ok && k < len; ++k)
+      ok = (static_cast<unsigned char>(name[i + k]) & 0xc0) == 0x80;
+    if (!ok)
+      throw H5Failure(
+          fmt::format("{}: a {} is not text (byte {} of {})", what, kind, i, name.size()));
+    i += len;
+  }
+}
+
 }  // namespace
 
 /// All strings of a string attribute or dataset, fixed or variable length, any shape.
@@ -227,6 +262,7 @@ std::vector<std::string> read_strings(hid_t id, bool attr, const std::string& wh
                                       Depth depth = Depth::kValues) {
   Hid ftype = own(attr ? H5Aget_type(id) : H5Dget_type(id), what);
   if (H5Tget_class(ftype) != H5T_STRING) throw H5Failure(what + ": not a string");
+  check_string_type(ftype, what);
   Hid space = own(attr ? H5Aget_space(id) : H5Dget_space(id), what);
   const hssize_t n = H5Sget_simple_extent_npoints(space);
   if (n < 0) fail(what);
@@ -489,6 +525,7 @@ TableColumns table_columns(hid_t ftype, int n, const std::string& what) {
     if (member == nullptr) fail(what);
     t.cols[c].name = member;
     H5free_memory(member);
+    check_text(t.cols[c].name, "column name", what);
     Hid mt = own(H5Tget_member_type(ftype, m), what);
     check_member_bounds(ftype, m, mt, what, t.cols[c].name);
     const H5T_class_t cls = H5Tget_class(mt);
@@ -497,6 +534,7 @@ TableColumns table_columns(hid_t ftype, int n, const std::string& what) {
     } else if (cls == H5T_FLOAT) {
       t.cols[c].type = ColumnType::kFloat;
     } else if (cls == H5T_STRING && H5Tis_variable_str(mt) == 0) {
+      check_string_type(mt, what);
       t.cols[c].type = ColumnType::kString;
       t.width[c] = H5Tget_size(mt);
     } else {
@@ -523,8 +561,9 @@ Table read_table(hid_t loc, const std::string& name, Depth depth) {
   if (H5Tget_class(ftype) != H5T_COMPOUND) throw H5Failure(what + ": not a compound dataset");
   const int n = H5Tget_nmembers(ftype);
   if (n < 0) fail(what);
-  const auto units = read_attr_strs(ds, "unit", depth);
-  const auto descs = read_attr_strs(ds, "field_descriptions", depth);
+  // Read at any depth (fixed-length strings: no global heap to read), checked below.
+  const auto units = read_attr_strs(ds, "unit");
+  const auto descs = read_attr_strs(ds, "field_descriptions");
 
   auto [cols, width] = table_columns(ftype, n, what);
   for (size_t c = 0; c < cols.size(); ++c) {
@@ -538,6 +577,8 @@ Table read_table(hid_t loc, const std::string& name, Depth depth) {
   if (rows < 0) fail(what);
   check_size(ds, rows, std::max(layout.size, H5Tget_size(ftype)), what);
   check_storage(ds, rows, H5Tget_size(ftype), what);
+  for (const auto& u : units) check_text(u, "unit", what);
+  for (const auto& d : descs) check_text(d, "field description", what);
   if (depth == Depth::kStructure) {
     Table t(name, read_attr_str(ds, "description", "", depth));
     t.set_columns(cols);
@@ -712,6 +753,7 @@ std::vector<std::string> enum_names(hid_t compound, const char* field) {
     if (name == nullptr) fail(what);
     members.emplace_back(0, name);
     H5free_memory(name);
+    check_text(members.back().second, "member name", what);
     std::uint16_t v16 = 0;
     std::uint32_t v32 = 0;
     check(H5Tget_member_value(et, i, size == 2 ? static_cast<void*>(&v16) : &v32), what);

@@ -36,6 +36,11 @@ const Case kCases[] = {
     {"merge_link_name.h5",
      "point e1c92e1d38cc: 'layers' is listed in the point's group but not found by its name"},
     {"merge_corrupt_sweep.h5", "opening dataset sweep: message not aligned"},
+    {"merge_string_padding.h5",
+     "point a5ed07dee647: reading attribute unit: its string type is corrupt (character set 1, "
+     "padding 9)"},
+    {"merge_column_name.h5",
+     "point a5ed07dee647: reading table mxu: a column name is not text (byte 0 of 15)"},
 };
 
 std::string slurp_binary(const std::string& path) {
