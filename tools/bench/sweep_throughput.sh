@@ -53,10 +53,27 @@
 # Fresh clone of e029cda (TPU v1's host link, not declared by this preset, and the merge check
 # added), idle host: 204.9 s wall, 373.7 s CPU, 2,928 points/minute.
 #
+# 2026-11-27 (the session after; Release without LTO, idle host, one run each, consecutive):
+# 10,000 points 198.5 s wall, 362.5 s CPU, 3,023 points/minute at 73f9bfe -> 145.3 s wall,
+# 272.5 s CPU, 4,130 points/minute after the sweep fixes below; every point's results the same
+# (all datasets and attributes as text, wall seconds and /meta aside). Profile first (perf,
+# JOBS=1, the host's other core busy): the CPU outside the workers' simulations grew with the
+# sweep (4.5 ms a point at 400 points, 6.5 at 2,000, 12.6 at 10,000): the worker zygote, forked
+# after the parent had expanded every point (~20 KB of resolved config tree each, 196 MB RSS at
+# 10,000), spent 14% of all samples copying page tables (copy_page_range) per fork, and the
+# parent kept every PointResult whole (932 MB RSS at 10,000). Now the parent keeps points
+# without their trees and each worker rebuilds its own from the sweep's plan
+# (RunnerOptions::resolve), the parent keeps only what its summary reads of a written point
+# (stats::keep_for_summary), and a freed worker slot is refilled before the finished point is
+# written. JOBS=1 on the same host: 10,000 points 365.2 -> 287.1 s wall (workers' own time 239 s
+# and 242 s), parent RSS 60 MB at 20 s in. What is left is the simulation itself (the bank-level
+# HBM ~65% of the samples): ~24 ms CPU a point on this mix against the 12 ms the target needs.
+#
 #   tools/bench/sweep_throughput.sh [build dir] [points: 10000 | 2000 | 400]
 #   SHARDS=100 tools/bench/sweep_throughput.sh ...   # as 100 --shard processes, one after the
 #                                                    # other, into $OUT/results.shard-*-of-100.h5
 #   OUT=dir keeps the results files there (default: a temporary folder)
+#   JOBS=N runs N workers (default: the core count)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="$(cd "${1:-$here/build}" && pwd)"
