@@ -66,7 +66,7 @@ TEST_CASE("tpu_pod pipeline: a stage hand-off on an idle network meets its formu
   p2p_meets_formula("packet");
 }
 
-TEST_CASE("tpu_pod pipeline: equal stages take (M + P - 1) stage times; GPipe's bubble",
+TEST_CASE("tpu_pod pipeline: equal stages take (M + P - 1) stage times, GPipe's bubble",
           "[sc][pod][pipeline]") {
   // Four identical GEMMs on a line of 4 chips, one per stage, 8 micro-batches of 256 rows
   // (k = 131072 makes each stage's compute long beside its 256 x 256 bf16 = 128 KiB hand-off).

@@ -58,7 +58,7 @@ TEST_CASE("ICI module: transfers wait for DMA places and arrive at the flow mode
   CHECK(net.network().in_flight() == 0);
 }
 
-TEST_CASE("ICI module: collectives through the ports equal the plain run; their stats",
+TEST_CASE("ICI module: collectives through the ports equal the plain run, their stats",
           "[sc][ici]") {
   const IciConfig c = slice_config("4x4x4", 16);
   IciNetworkModule net("ici", c);

@@ -502,7 +502,7 @@ TEST_CASE("experiment: -p on a swept path fixes the value and drops the axis",
   CHECK(ex.sweep.keys() == std::vector<std::string>{"zip"});
 }
 
-TEST_CASE("experiment: -p on one zip member is an error; on every member it fixes the group",
+TEST_CASE("experiment: -p on one zip member is an error, on every member it fixes the group",
           "[config][experiment]") {
   // One member alone would pair the fixed value with every value of the others (issue 14).
   CHECK_THROWS_WITH(load_experiment(tpuv4_yaml(), {"system.chip.mxu.rows=64"}),

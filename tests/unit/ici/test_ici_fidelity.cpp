@@ -147,7 +147,7 @@ TEST_CASE("ICI flow model equals the packet model on uncontended transfers", "[u
   CHECK(transfers > 1000);
 }
 
-TEST_CASE("ICI packet model: too few credits hold a message back; the flow model caps it",
+TEST_CASE("ICI packet model: too few credits hold a message back, the flow model caps it",
           "[unit][ici]") {
   // One 2-hop transfer; with 4 credits the loop (2 x 1 us + 20 ns + 10.24 ns) allows
   // 4 x 10.24 / 2030.24 of the link. Both models must be slower than the uncontended formula

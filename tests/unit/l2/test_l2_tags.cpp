@@ -70,7 +70,7 @@ TEST_CASE("L2 tags: flat arrays give the reference's hits, misses, evictions and
   }
 }
 
-TEST_CASE("L2 address map: the cursor equals the division formulas; blocks fill sets evenly",
+TEST_CASE("L2 address map: the cursor equals the division formulas, blocks fill sets evenly",
           "[unit][l2][property]") {
   std::mt19937_64 rng(5);
   for (const std::uint32_t slices : {1u, 3u, 5u, 8u, 40u, 80u, 100u})

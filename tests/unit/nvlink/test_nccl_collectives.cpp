@@ -45,7 +45,7 @@ NcclSpec spec_of(CollectiveOp op, std::uint64_t bytes) {
 
 }  // namespace
 
-TEST_CASE("NCCL choice: LL, then LL128, then Simple as the size grows; fewer channels when small",
+TEST_CASE("NCCL choice: LL, then LL128, then Simple as the size grows, fewer channels when small",
           "[unit][nvlink]") {
   const NvlinkConfig c = a100();
   std::vector<NcclProtocol> seen;

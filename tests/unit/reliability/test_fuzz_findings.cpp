@@ -32,7 +32,8 @@ TEST_CASE("a path index that is not a number is a ConfigError", "[unit][reliabil
         }) == "<command line>: layers[x].m: index '[x]' is not a list position (0, 1, 2, ...)");
 }
 
-TEST_CASE("control characters in an error are written as \\xNN", "[unit][reliability][fuzz]") {
+TEST_CASE("control characters in an error are written as hex escapes",
+          "[unit][reliability][fuzz]") {
   const ConfigError e({"a\x1b[2Jb.yaml", 1, 2}, std::string("k\0y", 3),
                       "got '\x01\x7f'\tthen\nmore");
   CHECK(std::string(e.what()) == "a\\x1b[2Jb.yaml:1:2: k\\x00y: got '\\x01\\x7f'\tthen\\x0amore");

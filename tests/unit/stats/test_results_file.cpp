@@ -614,7 +614,7 @@ herr_t visit_vlen(hid_t root, const char* name, const H5O_info_t* info, void* n)
 // 158 of the 179 crashing inputs of a 30-minute `results` fuzz run (issue 15) crashed inside
 // libhdf5's H5HG_read, reading the global heap that holds variable-length strings: the writer
 // now stores every string fixed-length, so a file of ours has no global heap to damage.
-TEST_CASE("results files hold fixed-length strings only; older variable-length ones still read",
+TEST_CASE("results files hold fixed-length strings only, and older variable-length ones still read",
           "[stats][hdf5]") {
   TempDir tmp;
   const std::string path = tmp.file("results.h5");

@@ -44,7 +44,7 @@ config::Experiment experiment(const std::string& sweep_yaml) {
 
 }  // namespace
 
-TEST_CASE("simrun --shard I/N: shards count from 0; malformed or out-of-range values are errors",
+TEST_CASE("simrun --shard I/N: shards count from 0, malformed or out-of-range values are errors",
           "[sweep]") {
   const Shard s = sweep::parse_shard("2/5");
   CHECK(s.index == 2);

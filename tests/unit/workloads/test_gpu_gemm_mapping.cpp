@@ -289,7 +289,7 @@ TEST_CASE("Decode GEMMs split K over the SMs: a few SMs cannot stream HBM at its
   CHECK(static_cast<double>(std::min(any.grid, d.sms)) >= 0.9 * static_cast<double>(d.sms));
 }
 
-TEST_CASE("split_k_slices fixes the K slices; a split K cannot make is a WorkloadError",
+TEST_CASE("split_k_slices fixes the K slices, a split K cannot make is a WorkloadError",
           "[unit][gpu_mapping]") {
   const auto d = test::h100();
   GpuMappingOptions o;

@@ -103,7 +103,7 @@ TEST_CASE("Pipeline stages are contiguous, never empty, MAC-conserving and optim
   }
 }
 
-TEST_CASE("Equal layers split into equal stages; boundaries are the earliest optimal ones",
+TEST_CASE("Equal layers split into equal stages, boundaries are the earliest optimal ones",
           "[pod][pipeline]") {
   const std::vector<Layer> four(4, gemm(64, 64, 64));
   const auto st = split_stages(four, 2);
