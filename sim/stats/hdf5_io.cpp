@@ -67,8 +67,12 @@ void check(herr_t rc, const std::string& what) {
   if (rc < 0) fail(what);
 }
 
+// A look-up that fails (a damaged group: a checksum, a heap) is an error, not an absent entry:
+// readers fall back to defaults for absent ones, and would read damage as other values.
 bool has(hid_t loc, const std::string& name) {
-  return H5Lexists(loc, name.c_str(), H5P_DEFAULT) > 0;
+  const htri_t e = H5Lexists(loc, name.c_str(), H5P_DEFAULT);
+  if (e < 0) fail("looking up " + name);
+  return e > 0;
 }
 
 // ---- types, spaces, attributes ----------------------------------------------------------------
@@ -130,11 +134,20 @@ Hid small_xfer(size_t bytes, const std::string& what) {
 /// 0.89-0.96 CPU-s contiguous, 0.71-0.87 compact; simrun merge of 10,000 9.4 s, 8.8 s (medians).
 constexpr size_t kCompactBytes = 16 * 1024;
 
-/// Creation properties of a dataset of `count` elements of `file_type`, not chunked.
-Hid small_layout(hid_t file_type, size_t count, const std::string& what) {
+/// Creation properties of a dataset of `count` elements of `file_type`: compact (checksummed
+/// with its object header) up to kCompactBytes, else one chunk of the whole dataset with a
+/// Fletcher-32 checksum, so that no value is read from unchecked bytes. A scalar (a text
+/// over 16 KiB: a large experiment's YAML) cannot be chunked and stays contiguous, unchecked.
+Hid small_layout(hid_t file_type, size_t count, bool scalar, const std::string& what) {
   Hid dcpl = own(H5Pcreate(H5P_DATASET_CREATE), what);
-  if (count > 0 && H5Tget_size(file_type) * count <= kCompactBytes)
+  if (count == 0) return dcpl;
+  if (H5Tget_size(file_type) * count <= kCompactBytes) {
     check(H5Pset_layout(dcpl, H5D_COMPACT), what);
+  } else if (!scalar) {
+    const hsize_t chunk = count;
+    check(H5Pset_chunk(dcpl, 1, &chunk), what);
+    check(H5Pset_fletcher32(dcpl), what);
+  }
   return dcpl;
 }
 
@@ -313,7 +326,9 @@ void check_scalar_attr(hid_t attr, const char* name) {
 }
 
 Hid open_attr(hid_t obj, const char* name) {
-  if (H5Aexists(obj, name) <= 0) return Hid();
+  const htri_t e = H5Aexists(obj, name);
+  if (e < 0) fail(std::string("looking up attribute ") + name);
+  if (e == 0) return Hid();
   return own(H5Aopen(obj, name, H5P_DEFAULT), std::string("opening attribute ") + name);
 }
 
@@ -336,7 +351,7 @@ void write_text(hid_t loc, const std::string& name, const std::vector<std::strin
   Hid t = str_type(width, H5T_STR_NULLPAD);
   Hid space = scalar ? scalar_space() : space_1d(lines.size());
   Hid ds = own(H5Dcreate2(loc, name.c_str(), t, space, H5P_DEFAULT,
-                          small_layout(t, lines.size(), "creating dataset " + name), H5P_DEFAULT),
+                          small_layout(t, lines.size(), scalar, "creating dataset " + name), H5P_DEFAULT),
                "creating dataset " + name);
   if (!lines.empty()) {
     const std::vector<char> buf = packed(lines, width);
@@ -457,7 +472,7 @@ void write_table(hid_t loc, const std::string& name, const Table& t) {
   Hid ftype = layout.type(cols, width, true, H5T_STR_NULLTERM);
   Hid mtype = layout.type(cols, width, false, H5T_STR_NULLTERM);
   Hid ds = own(H5Dcreate2(loc, name.c_str(), ftype, space_1d(rows.size()), H5P_DEFAULT,
-                          small_layout(ftype, rows.size(), what), H5P_DEFAULT),
+                          small_layout(ftype, rows.size(), false, what), H5P_DEFAULT),
                what);
   if (!rows.empty())
     check(H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL,
@@ -498,12 +513,57 @@ struct TableColumns {
 /// or fixed-length string lying inside the record. Remembered by the type's encoding (H5Tencode),
 /// so the many tables of one kind in a file (a table per point) are checked once: decoding every
 /// member's type again was ~15% of checking a merge's inputs (perf, 2,000 points).
+/// A chunked dataset of `n` elements: its chunk index (a version-1 B-tree, which has no checksum
+/// in HDF5 1.8's format) must list exactly the chunks covering [0, n), in order, each stored
+/// with every filter applied. A damaged index otherwise reads a chunk as missing (fill values),
+/// at another position, or with its filters skipped (compressed bytes read as records).
+void check_chunks(hid_t ds, hsize_t n, const std::string& what) {
+  Hid dcpl = own(H5Dget_create_plist(ds), what);
+  if (H5Pget_layout(dcpl) != H5D_CHUNKED) return;
+  hsize_t chunk = 0;
+  if (H5Pget_chunk(dcpl, 1, &chunk) != 1 || chunk == 0)
+    throw H5Failure(what + ": a chunked dataset of other than one dimension");
+  Hid space = own(H5Dget_space(ds), what);
+  hsize_t count = 0;
+  check(H5Dget_num_chunks(ds, space, &count), what);
+  const hsize_t want = (n + chunk - 1) / chunk;
+  if (count != want)
+    throw H5Failure(fmt::format("{}: {} chunks stored for {} records in chunks of {}", what,
+                                count, n, chunk));
+  for (hsize_t i = 0; i < count; ++i) {
+    hsize_t offset = 0, size = 0;
+    haddr_t addr = HADDR_UNDEF;
+    unsigned mask = 0;
+    check(H5Dget_chunk_info(ds, space, i, &offset, &mask, &addr, &size), what);
+    if (offset != i * chunk || mask != 0 || size == 0 || addr == HADDR_UNDEF)
+      throw H5Failure(fmt::format("{}: chunk {} of {} is damaged (offset {}, filter mask {})",
+                                  what, i, count, offset, mask));
+  }
+}
+
 /// A table's stored bytes are none (never written) or exactly its records: HDF5 1.10 reads a
 /// compact dataset whose record size was corrupted past the end of its stored bytes (found by
-/// merge_corrupt.sh), and H5Ocopy copies the stored bytes alone. Tables are never chunked.
+/// merge_corrupt.sh), and H5Ocopy copies the stored bytes alone. A table is compact,
+/// contiguous (files before 2026-11-27) or one chunk of all its rows under Fletcher-32 alone
+/// (h5::small_layout), whose 4-byte checksum is stored after the records.
 void check_storage(hid_t ds, hssize_t rows, size_t record, const std::string& what) {
   const hsize_t stored = H5Dget_storage_size(ds);
-  const auto want = static_cast<hsize_t>(rows) * record;
+  auto want = static_cast<hsize_t>(rows) * record;
+  Hid dcpl = own(H5Dget_create_plist(ds), what);
+  if (H5Pget_layout(dcpl) == H5D_CHUNKED) {
+    hsize_t chunk = 0;
+    unsigned flags = 0;
+    size_t nvalues = 0;
+    const bool one_chunk = H5Pget_chunk(dcpl, 1, &chunk) == 1 &&
+                           chunk == static_cast<hsize_t>(rows);
+    const bool fletcher = H5Pget_nfilters(dcpl) == 1 &&
+                          H5Pget_filter2(dcpl, 0, &flags, &nvalues, nullptr, 0, nullptr,
+                                         nullptr) == H5Z_FILTER_FLETCHER32;
+    if (!one_chunk || !fletcher)
+      throw H5Failure(fmt::format("{}: chunked other than as one checksummed chunk", what));
+    want += 4;
+    check_chunks(ds, static_cast<hsize_t>(rows), what);
+  }
   if (stored != 0 && stored != want)
     throw H5Failure(
         fmt::format("{}: {} B stored for {} records of {} B", what, stored, rows, record));
@@ -720,6 +780,7 @@ void write_trace(hid_t point, const Trace& tr) {
   check(H5Pset_chunk(dcpl, 1, &chunk), what);
   check(H5Pset_shuffle(dcpl), what);
   check(H5Pset_deflate(dcpl, 1), what);
+  check(H5Pset_fletcher32(dcpl), what);  // over the compressed bytes, checked first on reading
   // Extendible so that a chunked dataset of 0 records is allowed.
   Hid ds = own(H5Dcreate2(point, "trace", ftype, space_1d(n, true), H5P_DEFAULT, dcpl, H5P_DEFAULT),
                what);
@@ -794,6 +855,7 @@ Trace read_trace(hid_t point) {
   const hssize_t n = H5Sget_simple_extent_npoints(space);
   if (n < 0) fail(what);
   check_size(ds, n, sizeof(TraceEvent), what);
+  check_chunks(ds, static_cast<hsize_t>(n), what);
   tr.events.resize(static_cast<size_t>(n));
   if (n > 0) {
     auto types = trace_types(tr, v2);

@@ -166,8 +166,13 @@ Hid open_results(const std::string& path) {
   if (H5Fis_hdf5(path.c_str()) <= 0) throw ConfigError({path}, "", "not an HDF5 file");
   Hid file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   if (!file.valid()) throw ConfigError({path}, "", "cannot open results file: " + h5_message());
-  if (!has(file, "meta"))
-    throw ConfigError({path}, "", "not a Systole results file (no /meta group)");
+  bool meta = false;
+  try {
+    meta = has(file, "meta");
+  } catch (const H5Failure& e) {
+    throw ConfigError({path}, "", std::string("cannot read results file: ") + e.what());
+  }
+  if (!meta) throw ConfigError({path}, "", "not a Systole results file (no /meta group)");
   return file;
 }
 
@@ -191,7 +196,9 @@ PointInfo read_info(hid_t g, const std::string& name, Depth depth = Depth::kValu
   PointInfo info;
   info.key = name;
   std::int64_t legacy = 0;
-  if (H5Aexists(g, "index") > 0)
+  const htri_t has_index = H5Aexists(g, "index");
+  if (has_index < 0) throw H5Failure("point group /points/" + name + ": looking up its index");
+  if (has_index > 0)
     info.index = static_cast<int>(read_attr_num<std::uint64_t>(g, "index", H5T_NATIVE_UINT64));
   else if (parse_int(name, legacy))
     info.index = static_cast<int>(legacy);
@@ -346,6 +353,14 @@ ResultsWriter::ResultsWriter(const std::string& path, const RunMeta& meta)
     // A closed object's metadata leaves the cache: each point's flush walks only what is open
     // (the cache of every point written so far made H5Fflush ~7% of a small sweep's CPU).
     check(H5Pset_evict_on_close(fapl, 1), "file access list");
+    // HDF5 1.8's format (any libhdf5 from 1.8 reads it): every piece of metadata carries a
+    // checksum (superblock v2, object headers v2 holding the attributes and compact data, the
+    // dense group and attribute storage) but a chunked dataset's index, which the readers check
+    // (h5::check_chunks), and a larger dataset's data its Fletcher-32 (h5::small_layout). A
+    // damaged file fails a check when read instead of being decoded (libhdf5 1.10.8 crashed on
+    // damaged object headers) or read as other values. Not 1.10's format: its superblock v3
+    // marks a file open for writing, and a killed run's file would not open for --resume.
+    check(H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST), "file access list");
     impl_->file = Hid(H5Fcreate(partial_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
     if (!impl_->file.valid()) throw H5Failure(h5_message());
   } catch (const H5Failure& e) {
