@@ -335,11 +335,19 @@ TEST_CASE("a results file that crashes libhdf5 is one error line for every reade
       ": error: bad.h5: the results file is corrupted: reading it crashed the HDF5 library "
       "(Segmentation fault)";
   check_rejected("e.yaml -o bad.h5 --resume", dir, "simrun" + line);
-  check_rejected("merge merged.h5 bad.h5", dir, "simrun" + line);
-  check_rejected("merge merged.h5 good.h5 bad.h5 --force", dir, "simrun" + line);
   check_rejected("compare good.h5 bad.h5", dir, "simrun" + line);
   check_rejected("bad.h5 -o t.json", dir, "systole-trace" + line, trace_path());
   CHECK(slurp_binary(dir.file("bad.h5")) == crash);
+  // Merge reads /meta's entries first; since failed look-ups are errors (2026-11-27) it stops
+  // at this file's damaged /meta before reaching what crashes the other readers. Another file
+  // from tools/fuzz.sh results (2026-11-27, HDF5 1.10.8) crashes merge's readers.
+  const std::string merge_crash =
+      slurp_binary(test::source_dir() + "/tests/data/fuzz/results_hdf5_segv_merge.h5");
+  REQUIRE(merge_crash.size() == 83224);
+  std::ofstream(dir.file("bad.h5"), std::ios::binary | std::ios::trunc) << merge_crash;
+  check_rejected("merge merged.h5 bad.h5", dir, "simrun" + line);
+  check_rejected("merge merged.h5 good.h5 bad.h5 --force", dir, "simrun" + line);
+  CHECK(slurp_binary(dir.file("bad.h5")) == merge_crash);
 }
 
 TEST_CASE("simrun caps the worker count at the cores unless forced", "[e2e][reliability]") {
