@@ -350,9 +350,10 @@ void write_text(hid_t loc, const std::string& name, const std::vector<std::strin
   const size_t width = string_width(lines);
   Hid t = str_type(width, H5T_STR_NULLPAD);
   Hid space = scalar ? scalar_space() : space_1d(lines.size());
-  Hid ds = own(H5Dcreate2(loc, name.c_str(), t, space, H5P_DEFAULT,
-                          small_layout(t, lines.size(), scalar, "creating dataset " + name), H5P_DEFAULT),
-               "creating dataset " + name);
+  Hid ds = own(
+      H5Dcreate2(loc, name.c_str(), t, space, H5P_DEFAULT,
+                 small_layout(t, lines.size(), scalar, "creating dataset " + name), H5P_DEFAULT),
+      "creating dataset " + name);
   if (!lines.empty()) {
     const std::vector<char> buf = packed(lines, width);
     // No conversion (the memory type is the file's): the transfer buffer is not used.
@@ -509,10 +510,6 @@ struct TableColumns {
   std::vector<size_t> width;
 };
 
-/// The columns of the compound file type `ftype` (`n` members), checked: each an integer, float
-/// or fixed-length string lying inside the record. Remembered by the type's encoding (H5Tencode),
-/// so the many tables of one kind in a file (a table per point) are checked once: decoding every
-/// member's type again was ~15% of checking a merge's inputs (perf, 2,000 points).
 /// A chunked dataset of `n` elements: its chunk index (a version-1 B-tree, which has no checksum
 /// in HDF5 1.8's format) must list exactly the chunks covering [0, n), in order, each stored
 /// with every filter applied. A damaged index otherwise reads a chunk as missing (fill values),
@@ -528,16 +525,16 @@ void check_chunks(hid_t ds, hsize_t n, const std::string& what) {
   check(H5Dget_num_chunks(ds, space, &count), what);
   const hsize_t want = (n + chunk - 1) / chunk;
   if (count != want)
-    throw H5Failure(fmt::format("{}: {} chunks stored for {} records in chunks of {}", what,
-                                count, n, chunk));
+    throw H5Failure(
+        fmt::format("{}: {} chunks stored for {} records in chunks of {}", what, count, n, chunk));
   for (hsize_t i = 0; i < count; ++i) {
     hsize_t offset = 0, size = 0;
     haddr_t addr = HADDR_UNDEF;
     unsigned mask = 0;
     check(H5Dget_chunk_info(ds, space, i, &offset, &mask, &addr, &size), what);
     if (offset != i * chunk || mask != 0 || size == 0 || addr == HADDR_UNDEF)
-      throw H5Failure(fmt::format("{}: chunk {} of {} is damaged (offset {}, filter mask {})",
-                                  what, i, count, offset, mask));
+      throw H5Failure(fmt::format("{}: chunk {} of {} is damaged (offset {}, filter mask {})", what,
+                                  i, count, offset, mask));
   }
 }
 
@@ -554,11 +551,11 @@ void check_storage(hid_t ds, hssize_t rows, size_t record, const std::string& wh
     hsize_t chunk = 0;
     unsigned flags = 0;
     size_t nvalues = 0;
-    const bool one_chunk = H5Pget_chunk(dcpl, 1, &chunk) == 1 &&
-                           chunk == static_cast<hsize_t>(rows);
+    const bool one_chunk =
+        H5Pget_chunk(dcpl, 1, &chunk) == 1 && chunk == static_cast<hsize_t>(rows);
     const bool fletcher = H5Pget_nfilters(dcpl) == 1 &&
-                          H5Pget_filter2(dcpl, 0, &flags, &nvalues, nullptr, 0, nullptr,
-                                         nullptr) == H5Z_FILTER_FLETCHER32;
+                          H5Pget_filter2(dcpl, 0, &flags, &nvalues, nullptr, 0, nullptr, nullptr) ==
+                              H5Z_FILTER_FLETCHER32;
     if (!one_chunk || !fletcher)
       throw H5Failure(fmt::format("{}: chunked other than as one checksummed chunk", what));
     want += 4;
@@ -569,6 +566,10 @@ void check_storage(hid_t ds, hssize_t rows, size_t record, const std::string& wh
         fmt::format("{}: {} B stored for {} records of {} B", what, stored, rows, record));
 }
 
+/// The columns of the compound file type `ftype` (`n` members), checked: each an integer, float
+/// or fixed-length string lying inside the record. Remembered by the type's encoding (H5Tencode),
+/// so the many tables of one kind in a file (a table per point) are checked once: decoding every
+/// member's type again was ~15% of checking a merge's inputs (perf, 2,000 points).
 TableColumns table_columns(hid_t ftype, int n, const std::string& what) {
   static std::map<std::string, TableColumns> known;  // bounded below
   size_t bytes = 0;

@@ -655,9 +655,9 @@ std::string read_all(const std::string& path) {
   try {
     for (const auto& p : read_points(path)) out += serialize(p);
     const RunMeta m = read_meta(path);
-    out += m.code_version + '|' + m.experiment_id + '|' + m.command_line + '|' +
-           m.experiment_yaml + '|' + std::to_string(m.points_total) + '|' +
-           std::to_string(m.shard_index) + '/' + std::to_string(m.shard_count);
+    out += m.code_version + '|' + m.experiment_id + '|' + m.command_line + '|' + m.experiment_yaml +
+           '|' + std::to_string(m.points_total) + '|' + std::to_string(m.shard_index) + '/' +
+           std::to_string(m.shard_count);
     for (const auto& s : m.swept_paths) out += '|' + s;
     const Table sweep = read_sweep(path);
     for (const auto& row : sweep.rows())
@@ -687,7 +687,7 @@ TEST_CASE("a results file with any byte damaged reads as before or is a ConfigEr
   TempDir tmp;
   const std::string path = tmp.file("clean.h5");
   PointResult p = make_point(0, "128", "1.2TB/s", "ws");
-  p.trace.events.resize(300);  // a chunked, compressed trace
+  p.trace.events.resize(300);              // a chunked, compressed trace
   Table big("noc", "one row per router");  // chunked with a checksum (over 16 KiB)
   for (int i = 0; i < 1200; ++i)
     big.append(Record().i("router", "", "router index", i).f("bytes", "B", "bytes routed", i));
