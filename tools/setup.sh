@@ -5,9 +5,10 @@
 #   tools/setup.sh            install + configure + build (Release); simrun is build/bin/simrun
 #   tools/setup.sh --test     the same, then run the whole test suite (ctest)
 #   tools/setup.sh --deps     install packages only
-#   tools/setup.sh --sanitize the unit and SystemC tests (ctest labels unit, sc) built with clang
-#                             under ASan + UBSan (the `sanitize` preset, ./build-sanitize), then each
-#                             fuzz target for SYSTOLE_FUZZ_SECONDS (default 20) s (tools/fuzz.sh)
+#   tools/setup.sh --sanitize every component's unit and SystemC tests (all but the e2e,
+#                             validation and python ones) built with clang under ASan + UBSan
+#                             (the `sanitize` preset, ./build-sanitize), then each fuzz target
+#                             for SYSTOLE_FUZZ_SECONDS (default 20) s (tools/fuzz.sh)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -37,11 +38,11 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 if [ "${1:-}" = "--sanitize" ]; then
   sbuild="${SYSTOLE_SANITIZE_DIR:-$here/build-sanitize}"
   [ -f "$sbuild/CMakeCache.txt" ] || cmake -S "$here" --preset sanitize -B "$sbuild" >/dev/null
-  cmake --build "$sbuild" -j "$jobs" --target unit_tests sc_tests reliability_unit_tests \
-    shard_unit_tests stats_unit_tests fuzz_findings_unit_tests gpu_device_sc_tests simrun
+  cmake --build "$sbuild" -j "$jobs" --target component_tests simrun
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     LSAN_OPTIONS="suppressions=$here/tests/fuzz/lsan.supp" \
-    ctest --test-dir "$sbuild" -L '^(unit|sc)$' --output-on-failure -j "$jobs"
+    ctest --test-dir "$sbuild" -LE '^(e2e|validation|python)$' -E '_NOT_BUILT-' \
+      --output-on-failure -j "$jobs"
   SYSTOLE_SANITIZE_DIR="$sbuild" "$here/tools/fuzz.sh" all "${SYSTOLE_FUZZ_SECONDS:-20}"
   exit 0
 fi

@@ -19,12 +19,16 @@ GpuSmArrayModule::GpuSmArrayModule(const sc_core::sc_module_name& name, const Gp
       period_(sc_time(1e12 / cfg.clock.value(), sc_core::SC_PS)) {
   SYSTOLE_ASSERT(sms > 0 && in_flight > 0, "an SM array needs SMs and copies in flight");
   for (int sm = 0; sm < sms; ++sm) {
-    engines_.push_back(std::make_unique<Engine>());
+    Engine& e = *engines_.emplace_back(std::make_unique<Engine>());
     sc_core::sc_spawn_options o;
     o.set_stack_size(64 * 1024);  // small frames; thousands of these processes
     sc_core::sc_spawn([this, sm] { issuer(sm); }, sc_core::sc_gen_unique_name("issuer"), &o);
-    for (int f = 0; f < in_flight; ++f)
-      sc_core::sc_spawn([this, sm] { finisher(sm); }, sc_core::sc_gen_unique_name("finisher"), &o);
+    for (int f = 0; f < in_flight; ++f) {
+      sc_core::sc_event* job =
+          e.finisher_events.emplace_back(std::make_unique<sc_core::sc_event>()).get();
+      sc_core::sc_spawn([this, sm, job] { finisher(sm, *job); },
+                        sc_core::sc_gen_unique_name("finisher"), &o);
+    }
   }
 }
 
@@ -76,9 +80,8 @@ void GpuSmArrayModule::issuer(int sm) {
   }
 }
 
-void GpuSmArrayModule::finisher(int sm) {
+void GpuSmArrayModule::finisher(int sm, sc_core::sc_event& job) {  // job: one was accepted
   Engine& e = *engines_[static_cast<size_t>(sm)];
-  sc_core::sc_event job;  // a job was accepted for this finisher
   for (;;) {
     while (e.accepted.empty()) {
       e.idle.push_back(&job);

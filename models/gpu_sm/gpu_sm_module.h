@@ -75,6 +75,9 @@ class GpuSmArrayModule : public sc_core::sc_module, private GmemPort {
     sc_core::sc_event posted;
     std::deque<Accepted> accepted;
     std::vector<sc_core::sc_event*> idle;  ///< finishers waiting for a job, each on its own event
+    /// Those events, one per finisher, owned here: an event local to a process lives on its
+    /// coroutine stack, which is never unwound (LeakSanitizer reported its waiter list).
+    std::vector<std::unique_ptr<sc_core::sc_event>> finisher_events;
   };
   Cycles complete(const GmemRequest& r) override;
   /// The copy or store job of a FlashAttention request.
@@ -85,7 +88,7 @@ class GpuSmArrayModule : public sc_core::sc_module, private GmemPort {
   auto drive(Stepper& st);
   void post(int sm, Job j);
   void issuer(int sm);
-  void finisher(int sm);
+  void finisher(int sm, sc_core::sc_event& job);
   void deliver(std::uint64_t token, std::uint64_t cycle);
   void record(int sm, const Accepted& a, std::uint64_t done);
   std::uint64_t cycles_at(const sc_core::sc_time& t) const;

@@ -64,6 +64,6 @@ if(SYSTOLE_BUILD_TESTS)
   systole_test(hbm_e2e_tests
     SOURCES ${PROJECT_SOURCE_DIR}/tests/e2e/test_hbm_e2e.cpp
     LINKS sim_stats_hdf5
-    LABELS hbm)
+    LABELS e2e hbm)
   add_dependencies(hbm_e2e_tests simrun)
 endif()

@@ -32,6 +32,6 @@ if(SYSTOLE_BUILD_TESTS)
   systole_test(mxu_e2e_tests
     SOURCES ${PROJECT_SOURCE_DIR}/tests/e2e/test_mxu_model_e2e.cpp
     LINKS sim_stats_hdf5
-    LABELS mxu)
+    LABELS e2e mxu)
   add_dependencies(mxu_e2e_tests simrun)
 endif()

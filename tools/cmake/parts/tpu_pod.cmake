@@ -26,7 +26,7 @@ if(SYSTOLE_BUILD_TESTS)
   systole_test(pod_e2e_tests
     SOURCES ${PROJECT_SOURCE_DIR}/tests/e2e/test_tpu_pod_e2e.cpp
     LINKS sim_stats_hdf5
-    LABELS pod)
+    LABELS e2e pod)
   add_dependencies(pod_e2e_tests simrun)
 endif()
 
