@@ -158,24 +158,6 @@ Table sweep_table(const RunMeta& meta, const SweepRows& rows) {
 
 // ---- reading ---------------------------------------------------------------------------------
 
-Hid open_results(const std::string& path) {
-  quiet_hdf5();
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec))
-    throw ConfigError({path}, "", "results file does not exist");
-  if (H5Fis_hdf5(path.c_str()) <= 0) throw ConfigError({path}, "", "not an HDF5 file");
-  Hid file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-  if (!file.valid()) throw ConfigError({path}, "", "cannot open results file: " + h5_message());
-  bool meta = false;
-  try {
-    meta = has(file, "meta");
-  } catch (const H5Failure& e) {
-    throw ConfigError({path}, "", std::string("cannot read results file: ") + e.what());
-  }
-  if (!meta) throw ConfigError({path}, "", "not a Systole results file (no /meta group)");
-  return file;
-}
-
 template <class F>
 auto reading(const std::string& path, F&& f) {
   try {
@@ -188,6 +170,19 @@ auto reading(const std::string& path, F&& f) {
   } catch (const std::bad_alloc&) {
     throw ConfigError({path}, "", "cannot read results file: a dataset's size is corrupt");
   }
+}
+
+Hid open_results(const std::string& path) {
+  quiet_hdf5();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw ConfigError({path}, "", "results file does not exist");
+  if (H5Fis_hdf5(path.c_str()) <= 0) throw ConfigError({path}, "", "not an HDF5 file");
+  Hid file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  if (!file.valid()) throw ConfigError({path}, "", "cannot open results file: " + h5_message());
+  if (!reading(path, [&] { return has(file, "meta"); }))
+    throw ConfigError({path}, "", "not a Systole results file (no /meta group)");
+  return file;
 }
 
 /// A point group's attributes. Files written before points had stable ids name the group by

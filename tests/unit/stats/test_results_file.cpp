@@ -432,6 +432,14 @@ TEST_CASE("results file errors", "[stats][hdf5]") {
 }
 
 namespace {
+/// A unit table `noc` of `rows` rows of 16 B.
+Table router_table(int rows) {
+  Table t("noc", "one row per router");
+  for (int i = 0; i < rows; ++i)
+    t.append(Record().i("router", "", "router index", i).f("bytes", "B", "bytes routed", i));
+  return t;
+}
+
 /// The storage layout of dataset `name` in the results file `path`.
 H5D_layout_t layout_of(const std::string& path, const std::string& name) {
   const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -451,10 +459,7 @@ TEST_CASE("small datasets are written compact, large ones chunked with a checksu
   const std::string path = tmp.file("layouts.h5");
   PointResult p = make_point(0, "128", "1.2TB/s", "ws");
   p.trace.enabled = false;
-  Table big("noc", "one row per router");  // 2,000 rows of 16 B: 32,000 B, over 16 KiB
-  for (int i = 0; i < 2000; ++i)
-    big.append(Record().i("router", "", "router index", i).f("bytes", "B", "bytes routed", i));
-  p.units.push_back(big);
+  p.units.push_back(router_table(2000));  // 2,000 rows of 16 B: 32,000 B, over 16 KiB
   {
     ResultsWriter w(path, make_meta());
     w.write_point(p);
@@ -688,10 +693,7 @@ TEST_CASE("a results file with any byte damaged reads as before or is a ConfigEr
   const std::string path = tmp.file("clean.h5");
   PointResult p = make_point(0, "128", "1.2TB/s", "ws");
   p.trace.events.resize(300);              // a chunked, compressed trace
-  Table big("noc", "one row per router");  // chunked with a checksum (over 16 KiB)
-  for (int i = 0; i < 1200; ++i)
-    big.append(Record().i("router", "", "router index", i).f("bytes", "B", "bytes routed", i));
-  p.units.push_back(big);
+  p.units.push_back(router_table(1200));   // chunked with a checksum (over 16 KiB)
   {
     ResultsWriter w(path, make_meta());
     w.write_point(p);
