@@ -127,7 +127,9 @@ void HbmTiming::start_transfer(std::uint32_t port, const DmaDescriptor& d, bool 
   x.port = port;
   x.id = next_id_++;
   x.live = true;
-  x.bursts_floor = d.bytes() / map_.atom_bytes();
+  // (A gather's requests are cut at their interleave blocks, so count its bursts.)
+  x.bursts_floor =
+      x.is_gather ? gather_bursts(ports_[port], x.gather) : d.bytes() / map_.atom_bytes();
   ++active_;
   active_writes_ += write;
   if (d.bytes() == 0) {
@@ -137,6 +139,14 @@ void HbmTiming::start_transfer(std::uint32_t port, const DmaDescriptor& d, bool 
     ports_[port].issuing.push_back(slot);
     try_issue(port, now_);
   }
+}
+
+std::uint64_t HbmTiming::gather_bursts(const Port& p,
+                                       const std::vector<std::uint64_t>& addrs) const {
+  std::uint64_t n = 0;
+  for (const std::uint64_t a : addrs)
+    n += request_bursts(a, std::min<std::uint64_t>(p.request_bytes, p.chunk - (a & (p.chunk - 1))));
+  return n;
 }
 
 void HbmTiming::finish(std::uint32_t slot, Cycle t) {
@@ -196,8 +206,7 @@ bool HbmTiming::generate(Port& p, HbmRequestIn& out, std::uint32_t& channel) {
     }
   }
   if (x.generated) p.issuing.pop_front();
-  const auto bursts = static_cast<std::uint32_t>(((addr + len + atom_mask_) >> atom_shift_) -
-                                                 (addr >> atom_shift_));
+  const auto bursts = static_cast<std::uint32_t>(request_bursts(addr, len));
   const HbmAddress a = map_.decode(addr);
   out = {a.pc, a.bg, a.bank, a.row, a.col, bursts, tag, x.write};
   channel = a.channel;
@@ -422,22 +431,37 @@ void HbmTiming::rekey(std::uint32_t slot) {
     bound_fixed_.set(slot, tally.last_end + ports_[x.port].latency);
     return;
   }
-  // spread = (max(left, 1) - 1) x tBL / pseudo-channels, as the scan computes it.
-  const std::uint64_t bl = static_cast<std::uint64_t>(bound_bl_);
-  const std::uint64_t spread = (std::max<std::uint64_t>(left, 1) - 1) * bl / total_pcs_;
-  if (static_cast<Cycle>(spread) != x.spread) {
-    x.spread = static_cast<Cycle>(spread);
+  const Cycle spread = spread_of(left);
+  if (spread != x.spread) {
+    x.spread = spread;
     bound_pending_.set(slot, x.spread + bound_gap_[x.write] + ports_[x.port].latency);
   }
   // Until more requests are generated, each burst issued takes one from `left`: the spread
-  // drops once left <= ceil(spread x pseudo-channels / tBL) (> 0, left is above it now); at
-  // spread 0 the key changes only when the last burst issues (once every request is made).
+  // drops once left is at most spread_drops_at(spread) (> 0, left is above it now); at spread
+  // 0 the key changes only when the last burst issues (once every request is made).
   std::uint64_t steps = ~std::uint64_t{0} / 2;
   if (spread > 0)
-    steps = left - (spread * total_pcs_ + bl - 1) / bl;
+    steps = left - spread_drops_at(spread);
   else if (x.generated)
     steps = left;
   tally.notify_at = tally.issued + steps;
+}
+
+Cycle HbmTiming::spread_of(std::uint64_t left) const {
+  // The last of `left` bursts issues at least this many cycles after the first could: each
+  // pseudo-channel's data bus takes tBL a burst (the bursts spread over every one of them) and
+  // each channel's command bus one column command a clock (over every channel).
+  const std::uint64_t n = std::max<std::uint64_t>(left, 1) - 1;
+  const std::uint64_t bl = static_cast<std::uint64_t>(bound_bl_);
+  return static_cast<Cycle>(std::max(n / total_pcs_ * bl, n / ctl_.size()));
+}
+
+std::uint64_t HbmTiming::spread_drops_at(Cycle spread) const {
+  // The most bursts left whose spread_of is below `spread` (> 0): n / PCs x tBL < spread and
+  // n / channels < spread, with n = left - 1.
+  const auto s = static_cast<std::uint64_t>(spread);
+  const std::uint64_t bl = static_cast<std::uint64_t>(bound_bl_);
+  return std::min<std::uint64_t>(total_pcs_ * ((s + bl - 1) / bl), ctl_.size() * s);
 }
 
 Cycle HbmTiming::next_completion_bound() const {
@@ -470,9 +494,7 @@ Cycle HbmTiming::completion_bound_by_scan() const {
     if (left == 0 && x.generated) {
       b = tally.last_end;
     } else {
-      const Cycle spread = static_cast<Cycle>((std::max<std::uint64_t>(left, 1) - 1) *
-                                              static_cast<std::uint64_t>(tp.bl) / total_pcs_);
-      b = std::max(tally.last_end, now_ + 1 + spread + (x.write ? tp.cwl : tp.cl) + tp.bl);
+      b = std::max(tally.last_end, now_ + 1 + spread_of(left) + (x.write ? tp.cwl : tp.cl) + tp.bl);
     }
     // Its last response is back its port's latency after its last data crossed the bus.
     best = std::min(best, std::max(b + ports_[x.port].latency, now_ + 1));

@@ -101,12 +101,22 @@ class HbmTiming : public HbmControllerClient {
   /// Brings transfer `slot`'s entry of the completion bound up to date (after it started,
   /// generated a request or issued a burst).
   void rekey(std::uint32_t slot);
+  /// Cycles from the first possible issue of `left` bursts to the last one's, at least.
+  Cycle spread_of(std::uint64_t left) const;
+  /// The most bursts left whose spread_of is below `spread` (> 0).
+  std::uint64_t spread_drops_at(Cycle spread) const;
   /// Request of transfer `tag` is back at `t`: frees its slot, completes the transfer when it
   /// was the last, lets the port issue more.
   void release(std::uint32_t tag, Cycle t);
   /// Releases every response due at or before `t`.
   void release_due(Cycle t);
   bool generate(Port& p, HbmRequestIn& out, std::uint32_t& channel);
+  /// The bursts of a request of `len` bytes at `addr`.
+  std::uint64_t request_bursts(std::uint64_t addr, std::uint64_t len) const {
+    return ((addr + len + atom_mask_) >> atom_shift_) - (addr >> atom_shift_);
+  }
+  /// The bursts of a gather's requests on port `p` (each cut at its interleave block).
+  std::uint64_t gather_bursts(const Port& p, const std::vector<std::uint64_t>& addrs) const;
   void try_issue(std::uint32_t port, Cycle t);
   /// Hands request `r` to its channel at `t`: to the controller, or to the ingress queue
   /// while that is not empty or the controller's queue is full.
