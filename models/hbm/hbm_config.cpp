@@ -15,7 +15,7 @@ namespace systole::models {
 namespace {
 
 constexpr HbmPreset kPresets[] = {HbmPreset::kHbm2, HbmPreset::kHbm2e, HbmPreset::kHbm3,
-                                  HbmPreset::kHbm3e};
+                                  HbmPreset::kHbm3e, HbmPreset::kDdr3_2133};
 
 const HbmConfig& preset_values(HbmPreset p) {
   return config::preset_values<HbmConfig>(kPresets, p);
@@ -52,7 +52,7 @@ class HbmSchema : public config::SchemaOf<HbmConfig> {
     Entry e = entry("preset", "device generation: fills every key whose default is 'preset'",
                     config::ParamType::kEnum, "", "");
     e.default_text = "hbm2";
-    e.range_text = "hbm2 | hbm2e | hbm3 | hbm3e";
+    e.range_text = "hbm2 | hbm2e | hbm3 | hbm3e | ddr3_2133";
     e.assign = [names](void* o, const config::Node& n, const std::string& p) {
       static_cast<HbmConfig*>(o)->apply_preset(kPresets[config::to_choice(n, p, names)]);
     };

@@ -12,7 +12,7 @@
 namespace systole::models {
 
 enum class HbmModel { kBank, kBandwidth };
-enum class HbmPreset { kHbm2, kHbm2e, kHbm3, kHbm3e };
+enum class HbmPreset { kHbm2, kHbm2e, kHbm3, kHbm3e, kDdr3_2133 };
 enum class PagePolicy { kOpen, kClosed };
 enum class SchedulerKind { kFrFcfs, kFcfs };
 enum class RefreshKind { kAllBank, kNone };

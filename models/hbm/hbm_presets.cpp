@@ -4,6 +4,10 @@
 //   [RAM2-HBM3]  CMU-SAFARI/ramulator2 python/ramulator/dram/hbm3.py (JESD238 Table 4 presets)
 //   [DRAMSIM3-HBM2] umd-memsys/DRAMsim3 configs/HBM2_8Gb_x128.ini (cross-check)
 //   [MLENG]      stas00/ml-engineering HBM generations table (data rates per generation)
+//   [TPU1]       N. P. Jouppi et al., "In-Datacenter Performance Analysis of a Tensor Processing
+//                Unit", ISCA 2017 (arXiv:1704.04760)
+//   [RAM2-DDR3]  CMU-SAFARI/ramulator2 src/dram/impl/DDR3.cpp (commit 1fb94b8): JEDEC DDR3
+//                speed bins, organisations, tRRD/tFAW by width, tRFC by density
 // Timings are memory-clock cycles (tCK). Where a generation has no simulator preset (HBM2E,
 // HBM3E), the core timings in nanoseconds of the previous generation are converted to the new
 // tCK with ceil(ns / tCK): JEDEC core timings stay roughly constant in nanoseconds across speed
@@ -131,6 +135,44 @@ void hbm3e(HbmConfig& c) {
   c.t_btr = 2;
 }
 
+// DDR3-2133, one 64-bit channel (a rank of eight x8 chips; `stacks` counts channels), the
+// TPU v1 weight memory's interface ([TPU1] Fig. 1: "DDR3-2133 Interfaces"; two channels give
+// Table 2's 34 GB/s). [RAM2-DDR3] timing preset DDR3_2133L (tCK 0.937 ns, CL-RCD-RP 12-12-12)
+// and organisation DDR3_4Gb_x8 (8 banks, 2^16 rows, 1 KiB page per chip: 8 KiB per rank
+// row); no bank groups (tCCD_S = tCCD_L, tRRD_S = tRRD_L, tWTR_S = tWTR_L); tRRD and tFAW are
+// its x8 values at 2133; tRFC 260 ns (4 Gb) and tREFI 7.8 us rounded up to whole tCK. tCWL 10
+// is JESD79-3's at this speed ([RAM2-DDR3] lists 9 for every bin; TPU v1 never writes it).
+void ddr3_2133(HbmConfig& c) {
+  c.channels = 1;
+  c.pseudo_channels = 1;
+  c.channel_width = 64;
+  c.bank_groups = 1;
+  c.banks_per_group = 8;
+  c.columns = 128;  // 128 bursts x 64 B = 8 KiB row
+  c.burst_length = 8;
+  c.beats_per_clock = 2;
+  c.data_rate = 2133;
+  c.t_cl = 12;
+  c.t_cwl = 10;
+  c.t_rcd_rd = 12;
+  c.t_rcd_wr = 12;
+  c.t_rp = 12;
+  c.t_ras = 36;
+  c.t_rc = 48;
+  c.t_wr = 16;
+  c.t_rtp = 8;
+  c.t_ccd_s = 4;  // one burst (BL8 at two beats per clock)
+  c.t_ccd_l = 4;
+  c.t_rrd_s = 6;
+  c.t_rrd_l = 6;
+  c.t_faw = 27;
+  c.t_wtr_s = 8;
+  c.t_wtr_l = 8;
+  c.t_refi = 8325;  // 7.8 us
+  c.t_rfc = 278;    // 260 ns
+  c.t_btr = 2;      // RD->WR = tCL + tBL + 2 - tCWL [RAM2-DDR3]
+}
+
 }  // namespace
 
 const char* hbm_preset_name(HbmPreset p) {
@@ -143,6 +185,8 @@ const char* hbm_preset_name(HbmPreset p) {
       return "hbm3";
     case HbmPreset::kHbm3e:
       return "hbm3e";
+    case HbmPreset::kDdr3_2133:
+      return "ddr3_2133";
   }
   return "?";
 }
@@ -161,6 +205,9 @@ void HbmConfig::apply_preset(HbmPreset p) {
       break;
     case HbmPreset::kHbm3e:
       hbm3e(*this);
+      break;
+    case HbmPreset::kDdr3_2133:
+      ddr3_2133(*this);
       break;
   }
 }

@@ -68,8 +68,8 @@ TEST_CASE("bad HBM presets exit 2 with one line", "[e2e][hbm][errors]") {
        "x 2 pseudo-channels x 16 banks x 1024 B rows), not a power of two as the address mapping "
        "needs: try 16 GiB (4 stacks x 4 GiB) or 32 GiB (4 stacks x 8 GiB)"},
       {base + "system:\n  chip:\n    hbm: {preset: hbm5}\n" + wl,
-       "bad.yaml:4:19: system.chip.hbm.preset: expected one of hbm2, hbm2e, hbm3, hbm3e, got "
-       "'hbm5' (did you mean 'hbm2' or 'hbm3'?)"},
+       "bad.yaml:4:19: system.chip.hbm.preset: expected one of hbm2, hbm2e, hbm3, hbm3e, "
+       "ddr3_2133, got 'hbm5' (did you mean 'hbm2' or 'hbm3'?)"},
   };
   for (const auto& [yaml, expected] : cases) {
     TempDir dir;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/sram/sram_layout.h"
+#include "sim/core/error.h"
 
 namespace systole::workloads {
 
@@ -58,6 +59,16 @@ struct HbmLayout {
   models::DmaDescriptor tile(std::uint64_t base, std::int64_t pitch, std::int64_t r0,
                              std::int64_t c0, std::int64_t rows, std::int64_t cols) const {
     return row_major_tile(base, pitch, r0, c0, rows, cols, eb);
+  }
+  /// B's array tile at (k0, n0) (multiples of the array's `th` rows and its columns) when B
+  /// is stored tiled: the tiles of each band of `th` rows one after another, each row-major
+  /// and as large as its elements (edge tiles are not padded), so the tile is one range.
+  models::DmaDescriptor b_tile(std::int64_t k0, std::int64_t n0, std::int64_t rows,
+                               std::int64_t cols, std::int64_t th) const {
+    const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+    SYSTOLE_ASSERT(k0 % th == 0 && rows == std::min(th, K - k0),
+                   "a tiled weight load starts at a tile and spans it");
+    return models::DmaDescriptor::linear(b + u(k0 * N + n0 * rows) * eb, u(rows * cols) * eb);
   }
 };
 
@@ -253,7 +264,7 @@ class CoreGemm {
             // Resident activations: the matmul reads A where the layer before left it.
             if (tr.resident) mm.operand = models::Operand::kInput;
             if (fifo) {
-              fifo_matmuls(mm, j, hbm, eb, last_step);
+              fifo_matmuls(mm, j, hbm, eb, tr.b_tiled, last_step);
               continue;
             }
             const std::uint32_t id = b_.emit(std::move(mm));
@@ -336,7 +347,7 @@ class CoreGemm {
   /// frees when the matmul completes (the hardware frees it when the tile shifts into the array,
   /// one matmul latency earlier).
   void fifo_matmuls(const Op& mm, std::int64_t j, const HbmLayout& hbm, std::uint64_t eb,
-                    std::vector<std::uint32_t>& last_step) {
+                    bool tiled, std::vector<std::uint32_t>& last_step) {
     const auto& mxu = b_.chip().mxu;
     auto& f = fifo_[static_cast<size_t>(j)];
     const auto depth = static_cast<size_t>(fifo_depth_);
@@ -348,7 +359,8 @@ class CoreGemm {
         if (f.tail.size() >= depth) slot.push_back(f.tail[f.tail.size() - depth]);
         const std::uint32_t ld =
             b_.reads(b_.load(core_, static_cast<std::uint64_t>(rows * cols) * eb, std::move(slot),
-                             hbm.tile(hbm.b, hbm.N, mm.k0 + r0, mm.n0 + c0, rows, cols)),
+                             tiled ? hbm.b_tile(mm.k0 + r0, mm.n0 + c0, rows, cols, mxu.rows)
+                                   : hbm.tile(hbm.b, hbm.N, mm.k0 + r0, mm.n0 + c0, rows, cols)),
                      models::Operand::kWeight);
         if (f.head.size() < depth && b_.program().ops[ld].deps.empty()) f.head.push_back(ld);
         Op t = mm;

@@ -378,6 +378,7 @@ LoweredLayer lower_layer(const models::TpuChipConfig& chip, const Layer& l,
         traffic.a_reuse = s.gemm.a_reuse;
         traffic.a_in_cmem = handoff.input_cmem && l.op == LayerOp::kGemm;
         traffic.b_is_weight = l.op != LayerOp::kAttention;
+        traffic.b_tiled = traffic.b_is_weight && opt.weights_tiled;
         for (const Epilogue& e : s.gemm.gemm.epilogue) {
           traffic.epilogue_inputs += e.extra_inputs;
           traffic.epilogue_ops += vector_ops_per_element(e.op, chip.vector.ops);

@@ -34,7 +34,12 @@ const config::SchemaOf<MappingOptions>& MappingOptions::schema() {
         .boolean("layer_overlap", &MappingOptions::layer_overlap, true,
                  "true: one op graph for the whole workload, layers ordered only by their data "
                  "and VMEM buffers, so the next layer's weights stream in while the current one "
-                 "computes; false: each layer starts when the one before it has finished");
+                 "computes; false: each layer starts when the one before it has finished")
+        .choice<bool>("weight_layout", &MappingOptions::weights_tiled,
+                      {{"row_major", false}, {"tiled", true}}, std::string("row_major"),
+                      "where weights sit in memory: row_major matrices, or tiled: each "
+                      "array-sized tile the weight FIFO streams contiguous, as a host lays out "
+                      "read-only weights for it (needs mxu.weight_fifo > 0)");
     return b;
   }();
   return s;

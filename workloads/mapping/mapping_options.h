@@ -24,6 +24,9 @@ struct MappingOptions {
   /// stream in while the current one computes); false: each layer starts when the one before
   /// it has finished (lowering/compile.h).
   bool layer_overlap = true;
+  /// Weights streamed through a weight FIFO (MxuConfig::weight_fifo) sit in memory as its
+  /// array-sized tiles, each contiguous; false: row-major matrices.
+  bool weights_tiled = false;
   static const config::SchemaOf<MappingOptions>& schema();
 };
 

@@ -73,6 +73,9 @@ struct GemmTraffic {
                             ///< it there, nothing is staged
   bool b_is_weight = true;  ///< B is a weight (in HBM from the start); false: an activation
                             ///< (attention's K and V), read after the layer before
+  /// B, a weight streamed through the weight FIFO, sits in memory as the FIFO's array-sized
+  /// tiles, each contiguous (MappingOptions::weights_tiled); false: row-major.
+  bool b_tiled = false;
 };
 
 /// Picks the tiling; throws WorkloadError naming the layer and sizes when nothing fits VMEM or

@@ -14,4 +14,9 @@ struct TpuSystemConfig {
   static const config::SchemaOf<TpuSystemConfig>& schema();
 };
 
+/// Refuses mapping choices the chip cannot honour (tiled weights without a weight FIFO):
+/// `n` is the system section holding `mapping`, `p` its path.
+void check_mapping_on_chip(const TpuChipConfig& chip, const workloads::MappingOptions& mapping,
+                           const config::Node& n, const std::string& p);
+
 }  // namespace systole::models

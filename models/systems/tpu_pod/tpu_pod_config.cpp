@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/systems/parallel_error.h"
+#include "models/systems/tpu_chip/tpu_system_config.h"
 
 namespace systole::models {
 
@@ -57,6 +58,7 @@ std::string products(const std::array<std::int64_t, 3>& shape) {
 }
 
 void validate(const TpuPodConfig& c, const config::Node& n, const std::string& p) {
+  check_mapping_on_chip(c.chip, c.mapping, n, p);
   if (c.chip.host.declared()) {  // the pod's chips take their data from their peers, not a host
     const config::Node* chip = n.is_map() ? n.find("chip") : nullptr;
     throw ConfigError(chip ? chip->origin() : n.origin(),

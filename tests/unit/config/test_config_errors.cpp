@@ -268,6 +268,25 @@ TEST_CASE("config errors: bad enum value with a suggestion", "[config][errors]")
                                "fp8_e4m3, fp8_e5m2, got 'bf61' (did you mean 'bf16'?)");
 }
 
+TEST_CASE("config errors: tiled weights on a chip without a weight FIFO", "[config][errors]") {
+  const ExperimentFile ex(base_line() +
+                          "system:\n"
+                          "  mapping:\n"
+                          "    weight_layout: tiled\n" +
+                          kWorkload);
+  REQUIRE(ex.error() == ex.path +
+                            ":4:20: system.mapping.weight_layout: tiled weights are laid out as "
+                            "the weight FIFO's tiles, and this chip has no weight FIFO "
+                            "(chip.mxu.weight_fifo is 0): use weight_layout: row_major, or give "
+                            "the MXU a weight FIFO (chip.mxu.weight_fifo: 4, as TPU v1)");
+  const ExperimentFile fifo(base_line() +
+                            "system:\n"
+                            "  chip: {mxu: {weight_fifo: 4}}\n"
+                            "  mapping: {weight_layout: tiled}\n" +
+                            kWorkload);
+  CHECK(fifo.error() == "<no error>");
+}
+
 TEST_CASE("config errors: ConfigError exits with code 2", "[config][errors]") {
   const ExperimentFile ex(base_line() +
                           "system:\n"

@@ -54,10 +54,10 @@ TEST_CASE("HBM --describe lists each preset's value", "[unit][hbm][config]") {
   std::ostringstream os;
   HbmConfig::schema().describe(os);
   const std::string d = os.str();
-  CHECK(d.find("tCL: read command to first data (hbm2 17, hbm2e 23, hbm3 20, hbm3e 30)") !=
-        std::string::npos);
-  CHECK(d.find("data rate per pin (hbm2 2400, hbm2e 3200, hbm3 6400, hbm3e 9600)") !=
-        std::string::npos);
+  CHECK(d.find("tCL: read command to first data (hbm2 17, hbm2e 23, hbm3 20, hbm3e 30, "
+               "ddr3_2133 12)") != std::string::npos);
+  CHECK(d.find("data rate per pin (hbm2 2400, hbm2e 3200, hbm3 6400, hbm3e 9600, ddr3_2133 "
+               "2133)") != std::string::npos);
   CHECK(d.find("default preset") != std::string::npos);
 }
 
@@ -95,8 +95,8 @@ TEST_CASE("HBM bad presets are errors with exact messages", "[unit][hbm][config]
         "{preset: hbm3, stacks: 5, capacity: 80GiB}", "{stacks: 1, channels: 3, capacity: 3GiB}"})
     CHECK(error(ok) == "<no error>");
   CHECK(error("{preset: hbm4}") ==
-        "hbm.yaml:1:10: hbm.preset: expected one of hbm2, hbm2e, hbm3, hbm3e, got 'hbm4' (did "
-        "you mean 'hbm2' or 'hbm3'?)");
+        "hbm.yaml:1:10: hbm.preset: expected one of hbm2, hbm2e, hbm3, hbm3e, ddr3_2133, got "
+        "'hbm4' (did you mean 'hbm2' or 'hbm3'?)");
   CHECK(error("{data_rate: 3200, bandwidth: 2TB/s}") ==
         "hbm.yaml:1:30: hbm.bandwidth: give the bank model either bandwidth or data_rate, not "
         "both (bandwidth sets the data rate)");

@@ -9,6 +9,7 @@
 #include "models/hbm/hbm_timing.h"
 
 using namespace systole::models;
+using systole::Bytes;
 
 namespace {
 
@@ -120,6 +121,26 @@ TEST_CASE("HBM stream efficiency of every preset", "[unit][hbm]") {
     CHECK(rd >= 0.85);
     CHECK(rd <= 0.95);
   }
+}
+
+TEST_CASE("DDR3-2133 preset: TPU v1's two channels and their stream rate", "[unit][hbm]") {
+  HbmConfig cfg = HbmConfig::from_preset(HbmPreset::kDdr3_2133);
+  cfg.stacks = 2;  // two 64-bit channels ([TPU1] Table 2: 34 GB/s)
+  cfg.capacity = Bytes(8ull << 30);
+  HbmTiming h(cfg);
+  CHECK(cfg.organisation_peak() == Approx(34.128e9));
+  CHECK(cfg.t_bl() == 4);  // BL8: 64 B in four clocks
+  CHECK(cfg.atom_bytes() == 64);
+  CHECK(cfg.rows() == 65536);  // 4 Gb x8 chips: 2^16 rows of 1 KiB each
+  // Bounds set before measuring: a sequential read keeps rows open, so only refresh costs time
+  // (tRFC / tREFI = 3.3%) plus the row switches it cannot hide behind the other banks' data;
+  // at least 90% of peak, at most the refresh ceiling.
+  const double rd = stream_efficiency(cfg, false, 16ull << 20);
+  WARN("DDR3-2133, two channels: stream read " << rd << " of 34.1 GB/s");
+  CHECK(rd >= 0.90);
+  CHECK(rd <= 1.0 - static_cast<double>(cfg.t_rfc) / static_cast<double>(cfg.t_refi));
+  // Random 64-byte reads: a row per request, tRRD/tFAW and tRC bound: far lower.
+  CHECK(random_efficiency(cfg, 1 << 16) < 0.6 * rd);
 }
 
 TEST_CASE("HBM FR-FCFS interleaves bank groups, FCFS cannot", "[unit][hbm]") {

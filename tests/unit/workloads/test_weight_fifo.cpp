@@ -82,6 +82,34 @@ TEST_CASE("weight FIFO: each matmul waits for its own tile, each load for its sl
   }
 }
 
+TEST_CASE("weight FIFO with tiled weights: each tile one range, B covered once", "[unit][fifo]") {
+  const auto chip = fifo_chip(4);
+  workloads::Layer l = test::gemm(20, 40, 50);  // K 50 = 16+16+16+2 rows, N 40 = 16+16+8 cols
+  l.dtype = DataType::kInt8;
+  for (const bool tiled : {false, true}) {
+    INFO("tiled " << tiled);
+    auto opt = on_chip();
+    opt.weights_tiled = tiled;
+    const auto prog = workloads::link(chip, workloads::compile(chip, {l}, opt));
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;  // [begin, end) of each tile
+    std::uint64_t lowest = ~0ull;
+    for (const auto& op : prog.ops) {
+      if (op.kind != OpKind::kLoad || op.operand != Operand::kWeight) continue;
+      CHECK(op.mem.bytes() == op.bytes);
+      CHECK(op.mem.contiguous() == (tiled || op.mem.rows() == 1));
+      lowest = std::min(lowest, op.mem.addr);
+      if (tiled) ranges.emplace_back(op.mem.addr, op.mem.addr + op.mem.bytes());
+    }
+    if (!tiled) continue;
+    // The 12 tiles tile B's 2,000 bytes without a gap or an overlap (edge tiles unpadded).
+    REQUIRE(ranges.size() == 12);
+    std::sort(ranges.begin(), ranges.end());
+    CHECK(ranges.front().first == lowest);
+    for (size_t i = 1; i < ranges.size(); ++i) CHECK(ranges[i].first == ranges[i - 1].second);
+    CHECK(ranges.back().second - ranges.front().first == 50u * 40);
+  }
+}
+
 TEST_CASE("weight FIFO 0: the weights stay VMEM tiles, one load per k step", "[unit][fifo]") {
   const auto chip = fifo_chip(0);
   workloads::Layer l = test::gemm(20, 40, 50);
