@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "models/sram/sram_layout.h"
-#include "sim/core/error.h"
 
 namespace systole::workloads {
 
@@ -60,14 +59,13 @@ struct HbmLayout {
                              std::int64_t c0, std::int64_t rows, std::int64_t cols) const {
     return row_major_tile(base, pitch, r0, c0, rows, cols, eb);
   }
-  /// B's array tile at (k0, n0) (multiples of the array's `th` rows and its columns) when B
-  /// is stored tiled: the tiles of each band of `th` rows one after another, each row-major
-  /// and as large as its elements (edge tiles are not padded), so the tile is one range.
+  /// B's tile at (k0, n0), `rows` x `cols`, when B is stored as the weight FIFO's tiles: the
+  /// tiles of each band of rows one after another, each row-major and as large as its elements
+  /// (edge tiles are not padded), so a tile is one range. Any partition of B into bands and of
+  /// each band into tiles lays out this way; every load of B uses the FIFO's one partition.
   models::DmaDescriptor b_tile(std::int64_t k0, std::int64_t n0, std::int64_t rows,
-                               std::int64_t cols, std::int64_t th) const {
+                               std::int64_t cols) const {
     const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
-    SYSTOLE_ASSERT(k0 % th == 0 && rows == std::min(th, K - k0),
-                   "a tiled weight load starts at a tile and spans it");
     return models::DmaDescriptor::linear(b + u(k0 * N + n0 * rows) * eb, u(rows * cols) * eb);
   }
 };
@@ -359,7 +357,7 @@ class CoreGemm {
         if (f.tail.size() >= depth) slot.push_back(f.tail[f.tail.size() - depth]);
         const std::uint32_t ld =
             b_.reads(b_.load(core_, static_cast<std::uint64_t>(rows * cols) * eb, std::move(slot),
-                             tiled ? hbm.b_tile(mm.k0 + r0, mm.n0 + c0, rows, cols, mxu.rows)
+                             tiled ? hbm.b_tile(mm.k0 + r0, mm.n0 + c0, rows, cols)
                                    : hbm.tile(hbm.b, hbm.N, mm.k0 + r0, mm.n0 + c0, rows, cols)),
                      models::Operand::kWeight);
         if (f.head.size() < depth && b_.program().ops[ld].deps.empty()) f.head.push_back(ld);
