@@ -68,6 +68,8 @@
 # written. JOBS=1 on the same host: 10,000 points 365.2 -> 287.1 s wall (workers' own time 239 s
 # and 242 s), parent RSS 60 MB at 20 s in. What is left is the simulation itself (the bank-level
 # HBM ~65% of the samples): ~24 ms CPU a point on this mix against the 12 ms the target needs.
+# 2026-11-27, evening (Release without LTO, idle host, one run): 10,000 points 136.9 s wall,
+# 257.4 s CPU, 4,382 points/minute.
 #
 #   tools/bench/sweep_throughput.sh [build dir] [points: 10000 | 2000 | 400]
 #   SHARDS=100 tools/bench/sweep_throughput.sh ...   # as 100 --shard processes, one after the
