@@ -18,14 +18,17 @@ namespace systole::models {
 
 namespace {
 
+// The HBM generations: 2 pseudo-channels, 4 bank groups x 4 banks, 32 column bursts x 32 B =
+// 1 KiB rows per pseudo-channel bank.
 void organisation(HbmConfig& c, std::int64_t channels, std::int64_t width, std::int64_t bl,
-                  std::int64_t beats, double rate) {
+                  std::int64_t beats, double rate, std::int64_t pcs = 2, std::int64_t groups = 4,
+                  std::int64_t banks = 4, std::int64_t columns = 32) {
   c.channels = channels;
-  c.pseudo_channels = 2;
+  c.pseudo_channels = pcs;
   c.channel_width = width;
-  c.bank_groups = 4;
-  c.banks_per_group = 4;
-  c.columns = 32;  // 32 column bursts x 32 B = 1 KiB row per pseudo-channel bank
+  c.bank_groups = groups;
+  c.banks_per_group = banks;
+  c.columns = columns;
   c.burst_length = bl;
   c.beats_per_clock = beats;
   c.data_rate = rate;
@@ -143,15 +146,9 @@ void hbm3e(HbmConfig& c) {
 // its x8 values at 2133; tRFC 260 ns (4 Gb) and tREFI 7.8 us rounded up to whole tCK. tCWL 10
 // is JESD79-3's at this speed ([RAM2-DDR3] lists 9 for every bin; TPU v1 never writes it).
 void ddr3_2133(HbmConfig& c) {
-  c.channels = 1;
-  c.pseudo_channels = 1;
-  c.channel_width = 64;
-  c.bank_groups = 1;
-  c.banks_per_group = 8;
-  c.columns = 128;  // 128 bursts x 64 B = 8 KiB row
-  c.burst_length = 8;
-  c.beats_per_clock = 2;
-  c.data_rate = 2133;
+  // One 64-bit channel, BL8 at two beats a clock, 2133 MT/s; one pseudo-channel, one bank
+  // group of 8 banks, 128 bursts x 64 B = 8 KiB rows.
+  organisation(c, 1, 64, 8, 2, 2133, 1, 1, 8, 128);
   c.t_cl = 12;
   c.t_cwl = 10;
   c.t_rcd_rd = 12;

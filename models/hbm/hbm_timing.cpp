@@ -34,6 +34,11 @@ struct HbmTiming::Port {
   Cycle latency = 0;        // response latency after the DRAM
   std::uint32_t fifo = 0;   // its responses' FIFO (one per distinct latency)
   std::uint64_t chunk = 0;  // largest request: min(request size, interleave)
+  /// The request of up to `len` bytes at `addr`: aligned to the request size, never across an
+  /// interleave block (both powers of two: a mask, not a division, on this per-request path).
+  std::uint64_t cut(std::uint64_t addr, std::uint64_t len) const {
+    return std::min(len, chunk - (addr & (chunk - 1)));
+  }
   std::uint32_t outstanding = 0;
   std::deque<std::uint32_t> issuing;  // transfers not yet fully generated, in order
 };
@@ -144,8 +149,7 @@ void HbmTiming::start_transfer(std::uint32_t port, const DmaDescriptor& d, bool 
 std::uint64_t HbmTiming::gather_bursts(const Port& p,
                                        const std::vector<std::uint64_t>& addrs) const {
   std::uint64_t n = 0;
-  for (const std::uint64_t a : addrs)
-    n += request_bursts(a, std::min<std::uint64_t>(p.request_bytes, p.chunk - (a & (p.chunk - 1))));
+  for (const std::uint64_t a : addrs) n += request_bursts(a, p.cut(a, p.request_bytes));
   return n;
 }
 
@@ -191,9 +195,7 @@ bool HbmTiming::generate(Port& p, HbmRequestIn& out, std::uint32_t& channel) {
            x.idx[2] * d.dims[2].stride + x.off;
     len = d.row_bytes - x.off;
   }
-  // Requests are aligned to the request size and never cross an interleave block (both
-  // powers of two: masks, not divisions, on this per-request path).
-  len = std::min(len, p.chunk - (addr & (p.chunk - 1)));
+  len = p.cut(addr, len);
   if (x.is_gather) {  // advance the generator
     if (++x.idx[0] == x.gather.size()) x.generated = true;
   } else {

@@ -692,8 +692,8 @@ TEST_CASE("a results file with any byte damaged reads as before or is a ConfigEr
   TempDir tmp;
   const std::string path = tmp.file("clean.h5");
   PointResult p = make_point(0, "128", "1.2TB/s", "ws");
-  p.trace.events.resize(300);              // a chunked, compressed trace
-  p.units.push_back(router_table(1200));   // chunked with a checksum (over 16 KiB)
+  p.trace.events.resize(300);             // a chunked, compressed trace
+  p.units.push_back(router_table(1200));  // chunked with a checksum (over 16 KiB)
   {
     ResultsWriter w(path, make_meta());
     w.write_point(p);
