@@ -297,6 +297,9 @@ const config::SchemaOf<HbmConfig>& HbmConfig::schema() {
                     "data beats per column access")
         .preset_int("beats_per_clock", &HbmConfig::beats_per_clock, 1, 16, "beats",
                     "data beats per memory clock (tCK = beats_per_clock / data_rate)")
+        .preset_int("command_buses", &HbmConfig::command_buses, 1, 2, "buses",
+                    "command buses per channel: 2, one for row and one for column commands "
+                    "(HBM: both in one clock); 1, one command a clock (DDR3)")
         .data_rate()
         .bandwidth();
     b.time("latency", &HbmConfig::latency, std::string("500ns"), 0, 1e-3,

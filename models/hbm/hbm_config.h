@@ -40,6 +40,7 @@ struct HbmConfig {
   std::int64_t burst_length = 0;     ///< beats per column access
   std::int64_t beats_per_clock = 0;  ///< data beats per memory clock (2: DDR on CK; 4: HBM3)
   double data_rate = 0;              ///< Mb/s per pin
+  std::int64_t command_buses = 0;    ///< per channel: 2, row and column (HBM); 1, shared (DDR3)
 
   // Timings in memory-clock cycles (tCK = beats_per_clock / data_rate).
   std::int64_t t_cl = 0, t_cwl = 0, t_rcd_rd = 0, t_rcd_wr = 0, t_rp = 0, t_ras = 0, t_rc = 0,

@@ -166,7 +166,9 @@ void HbmController::decide_lean(std::uint32_t pc, Cycle t, Cycle due) {
     wait_pre = r.waiting[1];
   }
   const std::uint32_t col_bank = i_col == kNone ? kNone : slot[i_col].bank;
-  const std::uint32_t row_bank = i_row == kNone ? kNone : slot[i_row].bank;
+  std::uint32_t row_bank = i_row == kNone ? kNone : slot[i_row].bank;
+  if (__builtin_expect(dev_.one_bus(), 0) && col_bank != kNone && row_bank != kNone)
+    row_bank = kNone, row_lost = true;  // one command bus: as in decide_full
   if (col_bank != kNone) issue_column<kind>(col_bank, t);
   if (row_bank != kNone) issue_row(kind, row_bank, t);
   const Cycle act = dev_.act_shared(pc), row = dev_.row_bus(), col = dev_.column_shared(pc, w);
@@ -287,7 +289,12 @@ void HbmController::decide_full(std::uint32_t pc, Cycle t) {
   // Issue at most one column and one row command; the column one may unlink a request, which
   // reorders the active list, so both banks are read first.
   const std::uint32_t col_bank = i_col == kNone ? kNone : slot[i_col].bank;
-  const std::uint32_t row_bank = i_row == kNone ? kNone : slot[i_row].bank;
+  std::uint32_t row_bank = i_row == kNone ? kNone : slot[i_row].bank;
+  // One command bus (DDR3): a ready row command loses it to the column command (FR-FCFS: row
+  // hits first) and waits for the next clock, as any ready command that lost its bus. (A
+  // precharge among the ready row commands has set pre_lost already; FCFS picks only one.)
+  if (__builtin_expect(dev_.one_bus(), 0) && col_bank != kNone && row_bank != kNone)
+    row_bank = kNone, row_lost = true;
   if (col_bank != kNone) {
     if (kind)
       issue_column<1>(col_bank, t);

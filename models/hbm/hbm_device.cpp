@@ -71,7 +71,8 @@ HbmDevice::HbmDevice(const HbmConfig& cfg)
       pc_shift_(log2_of(banks_per_pc_)),
       bank_(pcs_ * banks_per_pc_),
       group_(pcs_ * bgs_),
-      pc_(pcs_) {}
+      pc_(pcs_),
+      one_bus_(cfg.command_buses == 1) {}
 
 Cycle HbmDevice::earliest(HbmCommand c, std::uint32_t b) const {
   switch (c) {
@@ -126,7 +127,7 @@ void HbmDevice::issue(HbmCommand c, std::uint32_t b, std::int64_t row, Cycle t) 
         upd(bank_[k].next[kAct], t + t_.rp);
       }
       upd(p.next_ref, t + t_.rp);
-      row_bus_ = t + 1;
+      used_row_bus(t);
       return;
     }
     case HbmCommand::kRefresh: {
@@ -134,7 +135,7 @@ void HbmDevice::issue(HbmCommand c, std::uint32_t b, std::int64_t row, Cycle t) 
       upd(p.next_act, t + t_.rfc);
       upd(p.next_prea, t + t_.rfc);
       upd(p.next_ref, t + t_.rfc);
-      row_bus_ = t + 1;
+      used_row_bus(t);
       return;
     }
     case HbmCommand::kRead:
@@ -152,7 +153,7 @@ void HbmDevice::issue(HbmCommand c, std::uint32_t b, std::int64_t row, Cycle t) 
         upd(k.next[kAct], pre_at + t_.rp);
         upd(p.next_ref, pre_at + t_.rp);
       }
-      col_bus_ = t + 1;
+      used_col_bus(t);
       return;
     }
     case HbmCommand::kWrite:
@@ -171,7 +172,7 @@ void HbmDevice::issue(HbmCommand c, std::uint32_t b, std::int64_t row, Cycle t) 
         upd(k.next[kAct], pre_at + t_.rp);
         upd(p.next_ref, pre_at + t_.rp);
       }
-      col_bus_ = t + 1;
+      used_col_bus(t);
       return;
     }
   }

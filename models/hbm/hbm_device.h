@@ -4,7 +4,8 @@
 // those of Ramulator 2's HBM2/HBM3 standards (FACTS.md §D, [RAM2-HBM2], [RAM2-HBM3]): per bank
 // (tRCD, tRAS, tRP, tRC, tRTP, tWR), per bank group (tCCD_L, tRRD_L, tWTR_L), per
 // pseudo-channel (tCCD_S, tRRD_S, tFAW, tWTR_S, read/write turnaround, its own data bus,
-// tRFC) and per channel (one row and one column command per clock on the shared buses).
+// tRFC) and per channel (one row and one column command per clock on the shared buses; with
+// `command_buses: 1`, DDR3's one command bus, one command of either kind per clock).
 // Assumptions: every command takes one slot on its bus; all-bank refresh per pseudo-channel.
 
 #include <algorithm>
@@ -114,7 +115,7 @@ class HbmDevice {
       p.next_rd = cmax(p.next_rd, t + t_.rd_to_rd_s());
       p.next_wr = cmax(p.next_wr, t + t_.rd_to_wr());
     }
-    col_bus_ = t + 1;
+    used_col_bus(t);
   }
   /// Issues an activate of `row` in bank `b` at `t`: issue()'s case, inline (the same check).
   void issue_act(std::uint32_t b, std::int64_t row, Cycle t) {
@@ -134,7 +135,7 @@ class HbmDevice {
     p.faw[p.faw_i] = t;
     p.faw_i = (p.faw_i + 1) % 4;
     ++p.open;
-    row_bus_ = t + 1;
+    used_row_bus(t);
   }
   /// Issues a precharge to bank `b` at `t`: issue()'s case, inline (the same check).
   void issue_pre(std::uint32_t b, Cycle t) {
@@ -144,7 +145,7 @@ class HbmDevice {
     a = cmax(a, t + t_.rp);
     Cycle& r = pc_[pc_of(b)].next_ref;
     r = cmax(r, t + t_.rp);
-    row_bus_ = t + 1;
+    used_row_bus(t);
   }
   /// Cycle the data of a column command issued at `t` has fully crossed the bus.
   Cycle data_end(HbmCommand c, Cycle t) const { return t + (is_write(c) ? t_.cwl : t_.cl) + t_.bl; }
@@ -174,6 +175,8 @@ class HbmDevice {
   Cycle act_bank(std::uint32_t b) const { return bank_[b].next[kAct]; }
   Cycle pre_bank(std::uint32_t b) const { return bank_[b].next[kPre]; }
   Cycle row_bus() const { return row_bus_; }
+  /// One command bus for row and column commands (command_buses 1): one command a clock.
+  bool one_bus() const { return one_bus_; }
   std::uint32_t groups_per_pc() const { return bgs_; }
 
   Cycle column_ready(std::uint32_t b, bool write) const {
@@ -208,6 +211,16 @@ class HbmDevice {
     k.row = -1;
     --pc_[pc_of(b)].open;
   }
+  /// A row (column) command took the command bus at `t`: with one shared bus (command_buses 1)
+  /// neither kind may issue again before t + 1.
+  void used_row_bus(Cycle t) {
+    row_bus_ = t + 1;
+    if (one_bus_) col_bus_ = t + 1;
+  }
+  void used_col_bus(Cycle t) {
+    col_bus_ = t + 1;
+    if (one_bus_) row_bus_ = t + 1;
+  }
   /// Reports command `c` to bank `b` at `t` as illegal (an internal error).
   [[noreturn]] void illegal(HbmCommand c, std::uint32_t b, Cycle t) const;
 
@@ -217,7 +230,8 @@ class HbmDevice {
   std::vector<Group> group_;
   std::vector<Pc> pc_;
   Cycle row_bus_ = 0, col_bus_ = 0;
-  Cycle busy_ = 0;  // closed bank-busy intervals
+  bool one_bus_ = false;  // command_buses 1: row and column commands share one bus
+  Cycle busy_ = 0;        // closed bank-busy intervals
 };
 
 }  // namespace systole::models

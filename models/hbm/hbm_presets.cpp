@@ -19,10 +19,12 @@ namespace systole::models {
 namespace {
 
 // The HBM generations: 2 pseudo-channels, 4 bank groups x 4 banks, 32 column bursts x 32 B =
-// 1 KiB rows per pseudo-channel bank.
+// 1 KiB rows per pseudo-channel bank; separate row and column command buses (JESD235 /
+// JESD238: an HBM channel takes a row and a column command in the same clock).
 void organisation(HbmConfig& c, std::int64_t channels, std::int64_t width, std::int64_t bl,
                   std::int64_t beats, double rate, std::int64_t pcs = 2, std::int64_t groups = 4,
-                  std::int64_t banks = 4, std::int64_t columns = 32) {
+                  std::int64_t banks = 4, std::int64_t columns = 32, std::int64_t buses = 2) {
+  c.command_buses = buses;
   c.channels = channels;
   c.pseudo_channels = pcs;
   c.channel_width = width;
@@ -147,8 +149,9 @@ void hbm3e(HbmConfig& c) {
 // is JESD79-3's at this speed ([RAM2-DDR3] lists 9 for every bin; TPU v1 never writes it).
 void ddr3_2133(HbmConfig& c) {
   // One 64-bit channel, BL8 at two beats a clock, 2133 MT/s; one pseudo-channel, one bank
-  // group of 8 banks, 128 bursts x 64 B = 8 KiB rows.
-  organisation(c, 1, 64, 8, 2, 2133, 1, 1, 8, 128);
+  // group of 8 banks, 128 bursts x 64 B = 8 KiB rows; one command bus (JESD79-3: one command
+  // a clock on RAS#/CAS#/WE#; [RAM2-DDR3] issues at most one command per channel a cycle).
+  organisation(c, 1, 64, 8, 2, 2133, 1, 1, 8, 128, 1);
   c.t_cl = 12;
   c.t_cwl = 10;
   c.t_rcd_rd = 12;

@@ -1,9 +1,9 @@
 // The bank-level HBM model's fast paths against its reference path (HbmController::set_fast):
-// random memories (every preset, 1-4 channels, FR-FCFS and FCFS, open and closed page, queue
-// sizes, drain watermarks, address hashes, refresh) under random traffic (ports with random
-// outstanding limits, request sizes and response latencies; strided tiles, linear ranges,
-// gathers, reads and writes, staggered submissions), each run twice: every issued command
-// (cycle, command, target, per channel) and every transfer completion must be the same.
+// random memories (every preset, 1-4 channels, one or two command buses, FR-FCFS and FCFS, open
+// and closed page, queue sizes, drain watermarks, address hashes, refresh) under random traffic
+// (ports with random outstanding limits, request sizes and response latencies; strided tiles,
+// linear ranges, gathers, reads and writes, staggered submissions), each run twice: every issued
+// command (cycle, command, target, per channel) and every transfer completion must be the same.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -21,6 +21,8 @@ namespace {
 
 HbmConfig random_config(Rng& rng) {
   HbmConfig cfg = systole::models::test::random_preset(rng);
+  if (rng() % 5 == 0) cfg = HbmConfig::from_preset(HbmPreset::kDdr3_2133);
+  if (rng() % 3 == 0) cfg.command_buses = 1;  // one command bus (DDR3's; also on HBM here)
   std::int64_t channels = static_cast<std::int64_t>(1 + rng() % 4);
   if (channels == 3) channels = 2;  // (powers of two keep the capacity simple)
   cfg = systole::models::test::one_stack(cfg, channels);

@@ -205,6 +205,30 @@ TEST_CASE("HBM legality: one row and one column command per clock on the channel
   expect_earliest(d, HbmCommand::kAct, d.bank_index(1, 1, 0), t + 1);
 }
 
+TEST_CASE("HBM legality: one command bus (command_buses 1) takes one command a clock",
+          "[unit][hbm]") {
+  for (const HbmConfig& base : {distinct(), HbmConfig::from_preset(HbmPreset::kDdr3_2133)}) {
+    HbmConfig cfg = base;
+    cfg.command_buses = 1;
+    HbmDevice d(cfg);
+    const std::uint32_t a = d.bank_index(0, 0, 0), b = d.bank_index(0, 0, 1);
+    d.issue(HbmCommand::kAct, a, 1, t0);
+    expect_earliest(d, HbmCommand::kRead, a, t0 + cfg.t_rcd_rd);
+    d.issue(HbmCommand::kAct, b, 1, t0 + 50);
+    const Cycle t = t0 + 100;
+    d.issue(HbmCommand::kRead, a, 0, t);
+    expect_earliest(d, HbmCommand::kPre, b, t + 1);  // the column command took the bus
+    CHECK_THROWS(d.issue(HbmCommand::kPre, b, 0, t));
+    d.issue(HbmCommand::kPre, b, 0, t + 1);
+    // A row command blocks a column command of the same clock (the bank's own terms allow it).
+    CHECK(d.column_bank(a, false) <= t + 1);
+    CHECK(d.earliest(HbmCommand::kRead, a) >= t + 2);
+  }
+  // The presets: DDR3 has one bus, the HBM generations two.
+  CHECK(HbmConfig::from_preset(HbmPreset::kDdr3_2133).command_buses == 1);
+  for (const auto& c : devices()) CHECK(c.cfg.command_buses == 2);
+}
+
 TEST_CASE("HBM legality: an illegal command is refused", "[unit][hbm]") {
   const HbmConfig cfg = distinct();
   HbmDevice d(cfg);

@@ -143,6 +143,44 @@ TEST_CASE("DDR3-2133 preset: TPU v1's two channels and their stream rate", "[uni
   CHECK(random_efficiency(cfg, 1 << 16) < 0.6 * rd);
 }
 
+namespace {
+
+/// Cycles at which a channel issued more than one command, under mixed random traffic (reads
+/// that open rows everywhere beside a write stream: activates and precharges fall between
+/// column commands).
+std::uint64_t crowded_cycles(const HbmConfig& cfg) {
+  HbmTiming h(cfg);
+  std::vector<std::vector<HbmIssued>> logs(h.channels());
+  for (std::size_t c = 0; c < h.channels(); ++c) h.controller(c).set_log(&logs[c]);
+  const auto reader = h.add_port(256, 64), writer = h.add_port(256, 64);
+  std::mt19937_64 rng(11);
+  std::vector<std::uint64_t> a(20000);
+  for (auto& x : a) x = rng() % (cfg.capacity.value() / 64) * 64;
+  h.submit_gather(reader, std::move(a), false);
+  h.submit(writer, DmaDescriptor::linear(1ull << 30, 2ull << 20), true);
+  h.run_until_idle();
+  std::uint64_t crowded = 0;
+  for (const auto& log : logs)
+    for (std::size_t i = 1; i < log.size(); ++i) crowded += log[i].at == log[i - 1].at;
+  return crowded;
+}
+
+}  // namespace
+
+TEST_CASE("DDR3-2133: one command a clock on its one command bus", "[unit][hbm]") {
+  HbmConfig cfg = HbmConfig::from_preset(HbmPreset::kDdr3_2133);
+  cfg.stacks = 2;
+  cfg.capacity = Bytes(8ull << 30);
+  const std::uint64_t one = crowded_cycles(cfg);
+  CHECK(one == 0);
+  // The same traffic with a row and a column bus (HBM's rule) does issue two commands in
+  // some clocks, so the check above can fail.
+  cfg.command_buses = 2;
+  const std::uint64_t two = crowded_cycles(cfg);
+  WARN("clocks with two commands: one bus " << one << ", two buses " << two);
+  CHECK(two > 100);
+}
+
 TEST_CASE("HBM FR-FCFS interleaves bank groups, FCFS cannot", "[unit][hbm]") {
   HbmConfig cfg = tpuv4();
   const double fr = stream_efficiency(cfg, false, 8ull << 20);
