@@ -125,9 +125,9 @@ TEST_CASE("simrun: the HBM's acceptance queue holds the DMA engines back at dept
 }
 
 // Any organisation the schema accepts runs: random pseudo-channels, bank groups, banks, columns,
-// burst lengths, clocks, channels, interleave, hash, page policy, latency and DMA request size
-// under a GEMM on both TPU presets. Before 2026-11-27 a 64 B burst (DDR3's) stopped every run
-// with "HBM transfer completed between wake-ups" (test_hbm_bound.cpp has the cause).
+// burst lengths, clocks, channels, interleave, hash, page policy, command buses, latency and DMA
+// request size under a GEMM on both TPU presets. Before 2026-11-27 a 64 B burst (DDR3's) stopped
+// every run with "HBM transfer completed between wake-ups" (test_hbm_bound.cpp has the cause).
 TEST_CASE("simrun runs any valid memory organisation", "[e2e][hbm]") {
   std::mt19937_64 rng(20261127);
   const auto pick = [&rng](std::initializer_list<std::int64_t> v) {
@@ -158,6 +158,7 @@ TEST_CASE("simrun runs any valid memory organisation", "[e2e][hbm]") {
         "B, latency: " + std::to_string(pick({0, 50, 500})) +
         "ns, page_policy: " + (rng() % 2 ? "open" : "closed") +
         ", address_hash: " + hashes[rng() % 3] +
+        ", command_buses: " + std::to_string(pick({1, 2})) +
         "}\nworkload: {layers: [{name: g, m: " + std::to_string(pick({64, 200, 1000})) +
         ", n: " + std::to_string(pick({128, 1118})) +
         ", k: " + std::to_string(pick({100, 512, 2000})) + ", dtype: int8}]}\n";
