@@ -6,9 +6,11 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <sstream>
 #include <vector>
 
 #include "sim/config/node.h"
+#include "sim/core/units.h"
 #include "sim/stats/results_file.h"
 #include "tests/support/run.h"
 
@@ -270,6 +272,67 @@ TEST_CASE("simrun configs/tpuv4.yaml: zoo networks, every layer above its roofli
     CHECK(run <= bound);
   }
   CHECK(stats::read_meta(dir.file("zoo.h5")).experiment_name == "tpuv4-zoo");
+}
+
+namespace {
+
+/// The cells of a --plan table row (columns are two or more spaces apart; a cell has at most
+/// one space in a row, as "368 KiB").
+std::vector<std::string> plan_cells(const std::string& line) {
+  std::vector<std::string> cells;
+  std::size_t i = line.find_first_not_of(' ');
+  while (i != std::string::npos) {
+    std::size_t end = line.find("  ", i);
+    cells.push_back(line.substr(i, end == std::string::npos ? std::string::npos : end - i));
+    i = end == std::string::npos ? end : line.find_first_not_of(' ', end);
+  }
+  return cells;
+}
+
+}  // namespace
+
+TEST_CASE("simrun --plan: HBM moved is the hbm_bytes the run reports", "[e2e]") {
+  // Row pieces that are not multiples of the DMA's 512 B granule (672 and 1118 columns of bf16
+  // tiled by 384 or 128) move more than the program's data; the plan's "HBM moved" must say how
+  // much, layer by layer, before anything is simulated.
+  TempDir dir;
+  dir.write("plan.yaml", "base: " + test::source_dir() +
+                             "/configs/presets/tpuv4_chip.yaml\n"
+                             "workload:\n  layers:\n"
+                             "    - {name: a, m: 128, n: 672, k: 128}\n"
+                             "    - {name: b, m: 200, n: 1118, k: 300}\n"
+                             "    - {name: c, m: 1024, n: 1024, k: 1024}\n");
+  const auto plan = test::simrun("plan.yaml --plan", dir);
+  INFO(plan.out << plan.err);
+  REQUIRE(plan.exit_code == 0);
+  const auto run = test::simrun("plan.yaml -q -o out.h5", dir);
+  REQUIRE(run.exit_code == 0);
+  const auto points = stats::read_points(dir.file("out.h5"));
+  REQUIRE(points.size() == 1);
+  const auto& layers = points[0].layers;
+  std::vector<std::string> header;
+  std::map<std::string, std::vector<std::string>> rows;
+  std::istringstream in(plan.out);
+  for (std::string line; std::getline(in, line);) {
+    const auto cells = plan_cells(line);
+    if (!cells.empty() && cells[0] == "layer") header = cells;
+    if (!header.empty() && cells.size() == header.size()) rows[cells[0]] = cells;
+  }
+  const auto col = std::find(header.begin(), header.end(), "HBM moved") - header.begin();
+  REQUIRE(col < static_cast<std::ptrdiff_t>(header.size()));
+  int grown = 0;
+  for (std::size_t l = 0; l < 3; ++l) {
+    const std::string name(1, static_cast<char>('a' + l));
+    REQUIRE(rows.count(name) == 1);
+    const auto moved = static_cast<double>(layers.get_int(l, "hbm_bytes"));
+    const auto data = static_cast<double>(layers.get_int(l, "planned_bytes"));
+    INFO("layer " << name << ": hbm_bytes " << moved << ", planned_bytes " << data);
+    CHECK(rows[name][static_cast<std::size_t>(col)] == format_quantity(moved, Dimension::kBytes));
+    CHECK(rows[name][static_cast<std::size_t>(col) - 1] ==
+          format_quantity(data, Dimension::kBytes));
+    grown += moved > data;
+  }
+  CHECK(grown >= 2);  // a and b move more than their data; c's pieces are whole granules
 }
 
 TEST_CASE("simrun writes an operation trace when asked", "[e2e]") {
