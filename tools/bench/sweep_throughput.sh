@@ -69,7 +69,12 @@
 # and 242 s), parent RSS 60 MB at 20 s in. What is left is the simulation itself (the bank-level
 # HBM ~65% of the samples): ~24 ms CPU a point on this mix against the 12 ms the target needs.
 # 2026-11-27, evening (Release without LTO, idle host, one run): 10,000 points 136.9 s wall,
-# 257.4 s CPU, 4,382 points/minute.
+# 257.4 s CPU, 4,382 points/minute. Later (another idle 2-core host): 128.7 s wall, 242.3 s CPU,
+# 4,664 points/minute; again 121.4 s, 228.7 s, 4,941. `perf record -a` on that run: kernel time
+# 22.6% of the samples (workers' exit unmap 2.0%, copy-on-write of the zygote's malloc free
+# lists 1.8%, page faults 1.5%, the rest thin), the parent 6.6%, the zygote's forks 2.7%; system
+# time per point grows with the sweep (2.7 ms at 2,000 points, 5.1 ms at 10,000; not
+# explained). glibc.malloc.hugetlb=1 for the workers changed nothing beyond noise.
 #
 #   tools/bench/sweep_throughput.sh [build dir] [points: 10000 | 2000 | 400]
 #   SHARDS=100 tools/bench/sweep_throughput.sh ...   # as 100 --shard processes, one after the
