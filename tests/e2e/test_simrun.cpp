@@ -13,6 +13,7 @@
 #include "sim/core/units.h"
 #include "sim/stats/results_file.h"
 #include "tests/support/run.h"
+#include "tests/support/text_table.h"
 
 using namespace systole;
 using systole::test::TempDir;
@@ -274,23 +275,6 @@ TEST_CASE("simrun configs/tpuv4.yaml: zoo networks, every layer above its roofli
   CHECK(stats::read_meta(dir.file("zoo.h5")).experiment_name == "tpuv4-zoo");
 }
 
-namespace {
-
-/// The cells of a --plan table row (columns are two or more spaces apart; a cell has at most
-/// one space in a row, as "368 KiB").
-std::vector<std::string> plan_cells(const std::string& line) {
-  std::vector<std::string> cells;
-  std::size_t i = line.find_first_not_of(' ');
-  while (i != std::string::npos) {
-    std::size_t end = line.find("  ", i);
-    cells.push_back(line.substr(i, end == std::string::npos ? std::string::npos : end - i));
-    i = end == std::string::npos ? end : line.find_first_not_of(' ', end);
-  }
-  return cells;
-}
-
-}  // namespace
-
 TEST_CASE("simrun --plan: HBM moved is the hbm_bytes the run reports", "[e2e]") {
   // Row pieces that are not multiples of the DMA's 512 B granule (672 and 1118 columns of bf16
   // tiled by 384 or 128) move more than the program's data; the plan's "HBM moved" must say how
@@ -314,7 +298,7 @@ TEST_CASE("simrun --plan: HBM moved is the hbm_bytes the run reports", "[e2e]") 
   std::map<std::string, std::vector<std::string>> rows;
   std::istringstream in(plan.out);
   for (std::string line; std::getline(in, line);) {
-    const auto cells = plan_cells(line);
+    const auto cells = test::table_cells(line);
     if (!cells.empty() && cells[0] == "layer") header = cells;
     if (!header.empty() && cells.size() == header.size()) rows[cells[0]] = cells;
   }

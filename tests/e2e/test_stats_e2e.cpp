@@ -9,6 +9,7 @@
 
 #include "sim/stats/results_file.h"
 #include "tests/support/run.h"
+#include "tests/support/text_table.h"
 
 using namespace systole;
 using systole::test::TempDir;
@@ -25,29 +26,12 @@ struct Listing {
   std::map<std::string, std::string> group;  // dataset -> the first group it reads
 };
 
-/// Splits a listing line at runs of two or more spaces (the text table's column gaps).
-std::vector<std::string> cells(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    if (line[i] == ' ' && i + 1 < line.size() && line[i + 1] == ' ') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-      while (i + 1 < line.size() && line[i + 1] == ' ') ++i;
-    } else {
-      cur += line[i];
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
-}
-
 Listing parse(const std::string& text) {
   Listing l;
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
-    const auto c = cells(line);
+    const auto c = test::table_cells(line);
     if (c.size() < 4) continue;
     if (c[0].rfind("chip0.", 0) == 0) l.stats[c[0]] = {c[1], c[2]};
     if (c[0].rfind("/points/<id>/", 0) == 0) {
