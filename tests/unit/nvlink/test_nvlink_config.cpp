@@ -38,7 +38,12 @@ TEST_CASE("NVLink presets: HGX A100 and HGX H100 with their GPU device presets",
   const NvlinkConfig h = load_nvlink_file(preset("hgx_h100_8.yaml"));
   CHECK(h.links_per_gpu == 18);
   CHECK(h.nvls);
-  for (const char* f : {"hgx_a100_8.yaml", "hgx_h100_8.yaml"}) {
+  // The H200 node is the H100's fabric with H200 GPUs: the same NVLink section.
+  const NvlinkConfig h2 = load_nvlink_file(preset("hgx_h200_8.yaml"));
+  CHECK(h2.links_per_gpu == h.links_per_gpu);
+  CHECK(h2.gpu_bandwidth() == h.gpu_bandwidth());
+  CHECK(h2.nvls);
+  for (const char* f : {"hgx_a100_8.yaml", "hgx_h100_8.yaml", "hgx_h200_8.yaml"}) {
     const config::Node root = config::resolve_bases(config::load_yaml_file(preset(f)));
     // A gpu_node system whose GPU is a gpu_device preset (models/systems/gpu_node).
     const config::Node* sys = root.find("system");
@@ -51,6 +56,12 @@ TEST_CASE("NVLink presets: HGX A100 and HGX H100 with their GPU device presets",
     const config::Node* kind = inner->find("kind");
     REQUIRE(kind != nullptr);
     CHECK(config::to_string(*kind, "system.gpu.system.kind") == "gpu_device");
+    // Each node's GPU is its own device preset (the H200's 60 MiB L2, not the H100's 50).
+    const std::string l2 = config::to_string(*inner->find("device")->find("l2")->find("capacity"),
+                                             "system.gpu.system.device.l2.capacity");
+    CHECK(l2 == (std::string(f) == "hgx_h200_8.yaml"   ? "60MiB"
+                 : std::string(f) == "hgx_h100_8.yaml" ? "50MiB"
+                                                       : "40MiB"));
   }
 }
 
