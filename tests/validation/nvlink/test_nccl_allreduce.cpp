@@ -100,8 +100,7 @@ TEST_CASE("NCCL all-reduce busbw on 8x H100: MAE <= 10% from 16 MB up", "[valida
 // Held out: the 8x H200 node's measurements were not used for any constant (README.md).
 TEST_CASE("NCCL all-reduce busbw on 8x H200 (held out): MAE <= 10% from 16 MB up",
           "[validation][nvlink]") {
-  CHECK(table("8x H200 (HGX, NVLink4, NVLS; held out)", preset("hgx_h200_8.yaml"), kH200) <=
-        0.10);
+  CHECK(table("8x H200 (HGX, NVLink4, NVLS; held out)", preset("hgx_h200_8.yaml"), kH200) <= 0.10);
 }
 
 TEST_CASE("NVLS on 8x H100: +20% to +40% over the ring at 8 GB, not +75%", "[validation][nvlink]") {
