@@ -177,9 +177,22 @@ Options parse_cli(int argc, char** argv, bool& help) {
   return o;
 }
 
+/// One line per kind when piped (for grep); on a terminal (or with COLUMNS set) the summaries
+/// wrap so the table fits it, short of its last column.
 void print_list(const Registry& reg) {
+  size_t kind_w = 4, category_w = 8;
+  for (const auto& e : reg.entries()) {
+    kind_w = std::max(kind_w, e.kind.size());
+    category_w = std::max(category_w, e.category.size());
+  }
+  const size_t width = stats::terminal_width(), used = kind_w + category_w + 2 * 2 + 1;
+  const size_t room = width > used + 20 ? width - used : 0;
   std::vector<std::vector<std::string>> rows;
-  for (const auto& e : reg.entries()) rows.push_back({e.kind, e.category, e.summary});
+  for (const auto& e : reg.entries()) {
+    const auto lines = stats::wrap_words(e.summary, room);
+    rows.push_back({e.kind, e.category, lines.front()});
+    for (size_t i = 1; i < lines.size(); ++i) rows.push_back({"", "", lines[i]});
+  }
   std::cout << stats::format_table({"kind", "category", "summary"}, rows);
 }
 

@@ -260,4 +260,24 @@ size_t terminal_width() {
   return 0;
 }
 
+std::vector<std::string> wrap_words(const std::string& text, size_t width) {
+  if (width == 0) return {text};
+  std::vector<std::string> lines;
+  std::string line;
+  for (size_t at = 0; at < text.size();) {
+    const size_t start = text.find_first_not_of(' ', at);
+    if (start == std::string::npos) break;
+    const size_t end = std::min(text.find(' ', start), text.size());
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      lines.push_back(line);
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    at = end;
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(line);
+  return lines;
+}
+
 }  // namespace systole::stats

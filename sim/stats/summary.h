@@ -46,4 +46,8 @@ std::string progress_line(const Progress& p, size_t width = 0);
 /// The terminal's width in columns (COLUMNS, else the tty's, else 0 when unknown).
 size_t terminal_width();
 
+/// `text` in lines of at most `width` characters, broken between words (a longer word keeps
+/// a line of its own); `width` 0: one line.
+std::vector<std::string> wrap_words(const std::string& text, size_t width);
+
 }  // namespace systole::stats

@@ -494,6 +494,21 @@ TEST_CASE("simrun --list and --describe come from the registry and schemas", "[e
   REQUIRE(r.exit_code == 0);
   for (const char* k : {"tpu_chip", "mxu", "hbm", "dma", "vmem", "cmem", "gemm"})
     CHECK(r.out.find(k) != std::string::npos);
+  // Piped: one line per kind (the lstm summary is ~200 characters); with a width the
+  // summaries wrap and every line fits it, short of its last column.
+  CHECK(r.out.find("lstm ") != std::string::npos);
+  CHECK(r.out.find("step t + 1 waits for h_t\n") != std::string::npos);
+  const auto narrow =
+      test::run("cd " + dir.dir.string() + " && COLUMNS=100 " + test::simrun_path() + " --list",
+                dir);
+  REQUIRE(narrow.exit_code == 0);
+  for (size_t at = 0, next; at < narrow.out.size(); at = next + 1) {
+    next = narrow.out.find('\n', at);
+    CHECK(next - at <= 99);
+  }
+  const auto lines = [](const std::string& t) { return std::count(t.begin(), t.end(), '\n'); };
+  CHECK(lines(narrow.out) > lines(r.out));  // wrapped: more lines than kinds
+  CHECK(narrow.out.find("step t + 1 waits for h_t\n") != std::string::npos);
   r = test::simrun("--describe hbm", dir);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("bandwidth") != std::string::npos);

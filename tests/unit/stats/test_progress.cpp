@@ -64,3 +64,13 @@ TEST_CASE("summary tables fit the terminal: short headers, then columns left out
     CHECK(next - at <= 30);
   }
 }
+
+TEST_CASE("wrap_words breaks between words, a long word on its own line", "[unit][stats]") {
+  using systole::stats::wrap_words;
+  CHECK(wrap_words("a bb ccc", 0) == std::vector<std::string>{"a bb ccc"});
+  CHECK(wrap_words("a bb ccc", 4) == std::vector<std::string>{"a bb", "ccc"});
+  CHECK(wrap_words("a bb ccc", 8) == std::vector<std::string>{"a bb ccc"});
+  CHECK(wrap_words("a  bb ccc dddddddd e", 5) ==
+        std::vector<std::string>{"a bb", "ccc", "dddddddd", "e"});
+  CHECK(wrap_words("", 5) == std::vector<std::string>{""});
+}
