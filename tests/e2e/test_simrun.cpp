@@ -498,9 +498,8 @@ TEST_CASE("simrun --list and --describe come from the registry and schemas", "[e
   // summaries wrap and every line fits it, short of its last column.
   CHECK(r.out.find("lstm ") != std::string::npos);
   CHECK(r.out.find("step t + 1 waits for h_t\n") != std::string::npos);
-  const auto narrow =
-      test::run("cd " + dir.dir.string() + " && COLUMNS=100 " + test::simrun_path() + " --list",
-                dir);
+  const auto narrow = test::run(
+      "cd " + dir.dir.string() + " && COLUMNS=100 " + test::simrun_path() + " --list", dir);
   REQUIRE(narrow.exit_code == 0);
   for (size_t at = 0, next; at < narrow.out.size(); at = next + 1) {
     next = narrow.out.find('\n', at);
