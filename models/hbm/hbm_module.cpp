@@ -21,15 +21,27 @@ HbmModule::HbmModule(const sc_core::sc_module_name& name, const HbmConfig& cfg)
   dont_initialize();
 }
 
-// Memory cycle c begins at c x tCK; SystemC time is in whole picoseconds, so a cycle maps to
-// the first picosecond at or after its start and back to the cycle that picosecond lies in.
+Cycle hbm_cycle_of_ps(std::uint64_t ps, double tck_ps) {
+  return static_cast<Cycle>(std::floor((static_cast<double>(ps) + 1e-6) / tck_ps));
+}
+
+std::uint64_t hbm_cycle_start_ps(Cycle c, double tck_ps) {
+  auto ps = static_cast<std::uint64_t>(std::ceil(static_cast<double>(c) * tck_ps - 1e-6));
+  // Where c x tCK is beyond a double's resolution (the 1e-6 terms vanish), the estimate can be
+  // a picosecond of cycle c - 1 or past the first of c: step to the first one in c.
+  while (hbm_cycle_of_ps(ps, tck_ps) < c) ++ps;
+  while (ps > 0 && hbm_cycle_of_ps(ps - 1, tck_ps) >= c) --ps;
+  return ps;
+}
+
+// SystemC time is in whole picoseconds (hbm_cycle_of_ps, hbm_cycle_start_ps).
 Cycle HbmModule::to_cycle(sc_core::sc_time t) const {
-  return static_cast<Cycle>(std::floor((static_cast<double>(t.value()) + 1e-6) / model_.tck_ps()));
+  return hbm_cycle_of_ps(t.value(), model_.tck_ps());
 }
 
 sc_core::sc_time HbmModule::from_cycle(Cycle c) const {
-  const double ps = std::ceil(static_cast<double>(c) * model_.tck_ps() - 1e-6);
-  return sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(ps));
+  return sc_core::sc_time::from_value(
+      static_cast<sc_dt::uint64>(hbm_cycle_start_ps(c, model_.tck_ps())));
 }
 
 HbmModule::Requester& HbmModule::requester(const MemoryTransfer& t) {

@@ -22,6 +22,15 @@
 
 namespace systole::models {
 
+/// Memory cycles and SystemC picoseconds for a clock of period `tck_ps`: cycle c begins at c x
+/// tCK; a picosecond lies in cycle floor(ps / tCK), and a cycle maps to the first picosecond
+/// that lies in it. Exact inverses (hbm_cycle_of_ps(hbm_cycle_start_ps(c)) == c) at any time:
+/// past ~9 ms of simulated time c x tCK outgrows a double's resolution at the picosecond, and
+/// without the check a cycle could map to a picosecond of the cycle before, where a wake-up set
+/// for it never advanced (a livelock found on an H100 run, tCK = 51200/67 ps, 23.7 ms).
+Cycle hbm_cycle_of_ps(std::uint64_t ps, double tck_ps);
+std::uint64_t hbm_cycle_start_ps(Cycle c, double tck_ps);
+
 /// SystemC face of HbmTiming: whole transfers in, one wake-up per completion bound.
 class HbmModule : public sc_core::sc_module, public MemoryIf {
  public:

@@ -8,6 +8,8 @@
 
 #include <cmath>
 #include <functional>
+#include <random>
+#include <vector>
 
 #include "models/hbm/hbm_module.h"
 #include "sim/config/node.h"
@@ -122,4 +124,36 @@ TEST_CASE("HBM module: five stacks (A100 80GB, 40 channels) complete as the plai
   CHECK(done[1] == hbm.from_cycle(want[1]));
   CHECK(hbm.counters().bytes_read == 8u << 20);
   CHECK(hbm.counters().bytes_written == 4u << 20);
+}
+
+// A regression: an H100 run (tCK = 4 / 5.234375 GHz = 51200/67 ps) livelocked at 23.7 ms of
+// simulated time. Its bound was cycle 31,070,044, a multiple of 67, where c x tCK is a whole
+// picosecond: the product rounded just below it, the 1e-6 terms were below a double's
+// resolution, and the picosecond mapped back to cycle 31,070,043, so the wake-up at that
+// picosecond never advanced the model. No SystemC elaboration: the conversions alone.
+TEST_CASE("HBM cycle <-> picosecond conversions are exact inverses far into a run", "[sc][hbm]") {
+  const double h100 = 4e6 / 5234.375;  // configs/presets/memory/h100_sxm5_80gb_hbm3.yaml
+  // Without the check: the old rule's picosecond for cycle 31,070,044 lies in the cycle before.
+  const auto old_start = static_cast<std::uint64_t>(std::ceil(31070044.0 * h100 - 1e-6));
+  CHECK(old_start == 23743078400ull);
+  CHECK(hbm_cycle_of_ps(old_start, h100) == 31070043);
+  CHECK(hbm_cycle_start_ps(31070044, h100) == old_start + 1);
+  std::vector<double> tcks = {h100};
+  for (const auto p : {HbmPreset::kHbm2, HbmPreset::kHbm2e, HbmPreset::kHbm3, HbmPreset::kHbm3e,
+                       HbmPreset::kDdr3_2133})
+    tcks.push_back(HbmConfig::from_preset(p).tck_ps());
+  std::mt19937_64 rng(7);
+  int mismatches_before = 0;
+  for (const double tck : tcks)
+    for (int i = 0; i < 200000; ++i) {
+      const Cycle c = static_cast<Cycle>(rng() % (Cycle{1} << 36)) + 1;  // up to ~50 s
+      const std::uint64_t ps = hbm_cycle_start_ps(c, tck);
+      INFO("tCK " << tck << " ps, cycle " << c);
+      REQUIRE(hbm_cycle_of_ps(ps, tck) == c);          // the picosecond lies in the cycle
+      REQUIRE(hbm_cycle_of_ps(ps - 1, tck) == c - 1);  // and is its first
+      const auto before =
+          static_cast<std::uint64_t>(std::ceil(static_cast<double>(c) * tck - 1e-6));
+      mismatches_before += hbm_cycle_of_ps(before, tck) != c;
+    }
+  CHECK(mismatches_before > 0);  // the old rule fails on these draws: the check can fail
 }
