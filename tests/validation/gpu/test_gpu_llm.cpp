@@ -81,11 +81,10 @@ std::vector<BlockError> compare(const std::string& gpu, const std::string& file,
   for (const auto& [key, s] : sim) {
     const auto it = meas.find(key);
     REQUIRE(it != meas.end());
-    test::gpu::print_layer_table(fmt::format("{} {} {} batch {}: layers (us)", gpu,
-                                             std::get<0>(key),
-                                             std::get<2>(key) == 1 ? "decode" : "prefill",
-                                             std::get<1>(key)),
-                                 s.layers, it->second.layers);
+    test::gpu::print_layer_table(
+        fmt::format("{} {} {} batch {}: layers (us)", gpu, std::get<0>(key),
+                    std::get<2>(key) == 1 ? "decode" : "prefill", std::get<1>(key)),
+        s.layers, it->second.layers);
     out.push_back({gpu, key, it->second.whole, s.whole});
   }
   return out;
