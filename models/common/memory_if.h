@@ -16,6 +16,7 @@
 
 #include <systemc>
 
+#include <array>
 #include <cstdint>
 
 #include "models/common/memory_stats.h"  // MemoryCounters
@@ -30,6 +31,11 @@ struct MemoryTransfer {
   std::uint16_t requester = 0;        ///< the DMA engine: its own in-order request stream
   std::uint32_t request_bytes = 512;  ///< the engine splits transfers into requests of this size
   std::uint32_t max_outstanding = 1;  ///< requests the engine may have in flight
+  /// Other requesters the data also goes to (TMA multicast: the cluster's other CTAs' SMs):
+  /// the GPU L2 serves it once and it crosses each of their crossbar ports as well as the
+  /// requester's. Memories without per-requester ports (HBM, the bandwidth model) ignore it.
+  std::array<std::uint16_t, 3> also{};
+  std::uint8_t also_count = 0;
   std::uint64_t bytes() const { return desc.bytes(); }
 };
 

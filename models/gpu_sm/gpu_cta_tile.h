@@ -51,6 +51,12 @@ struct CtaWork {
   std::int64_t m0 = 0, n0 = 0;  ///< origin of the output tile in C
   std::int64_t m = 0, n = 0;    ///< real extent, at most bm x bn (edge tiles are smaller)
   std::int64_t k0 = 0, k = 0;   ///< the K slice: all of K, or one split-K part
+  /// Hopper thread-block cluster along M (TMA multicast of B): the CTA's rank in its cluster
+  /// and the cluster's size (1: none). A cluster's members have consecutive ids (rank 0 first),
+  /// the same n0 and K slice, and run on distinct SMs. The SM models ignore both; the device's
+  /// copy engines split each k-tile's B rows over the members and multicast them
+  /// (models/gpu_sm/README.md, "TMA multicast").
+  int cluster_rank = 0, cluster_size = 1;
 };
 
 /// Per-warp instruction counts and pipe costs of a tile on an SM; both models read these.

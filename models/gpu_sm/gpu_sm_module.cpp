@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "models/gpu_sm/gpu_sm_tile_model.h"
 #include "sim/core/error.h"
 
@@ -61,11 +63,17 @@ void GpuSmArrayModule::issuer(int sm) {
     a.token = j.token;
     a.issue = j.issue;
     a.write = j.write;
-    for (const auto& d : j.descs) {
+    a.meet = j.meet;
+    for (size_t i = 0; i < j.descs.size(); ++i) {
+      const DmaDescriptor& d = j.descs[i];
       if (d.bytes() == 0) continue;
       a.bytes += d.bytes();
       MemoryTransfer t;
       t.desc = d;
+      if (static_cast<int>(i) == j.multicast) {
+        t.also = j.also;
+        t.also_count = j.also_count;
+      }
       t.write = j.write;
       t.requester = requester(sm);
       t.request_bytes = 128;
@@ -94,8 +102,21 @@ void GpuSmArrayModule::finisher(int sm, sc_core::sc_event& job) {  // job: one w
       last = std::max(last, sc_core::sc_time_stamp() + memory->finish(h));
     const std::uint64_t done = std::max(a.issue + 1, cycles_at(last));
     if (trace_) record(sm, a, done);
-    deliver(a.token, done);
+    if (a.meet.members > 1)
+      meet(a, done);
+    else
+      deliver(a.token, done);
   }
+}
+
+void GpuSmArrayModule::meet(const Accepted& a, std::uint64_t done) {
+  const auto key = std::make_pair(a.meet.cluster, a.meet.k_tile);
+  Meeting& m = meetings_[key];
+  m.done = std::max(m.done, done);
+  m.tokens.push_back(a.token);
+  if (++m.landed < a.meet.members) return;
+  for (const std::uint64_t t : m.tokens) deliver(t, m.done);
+  meetings_.erase(key);
 }
 
 void GpuSmArrayModule::set_trace(TraceRecorder* rec, const std::string& device,
@@ -159,12 +180,52 @@ Cycles GpuSmArrayModule::complete(const GmemRequest& r) {
     j.descs.push_back(
         DmaDescriptor::strided(a.a + static_cast<std::uint64_t>(w.m0) * a.a_row + a.a_k(kb),
                                static_cast<std::uint64_t>(w.m), len, a.a_row));
-    j.descs.push_back(DmaDescriptor::strided(b_base + static_cast<std::uint64_t>(w.n0) * a.b_row +
+    // TMA multicast in a cluster along M: the members share the k-tile's B rows; each loads its
+    // share (rows [rank x n / size, (rank + 1) x n / size)) for all of them.
+    const std::int64_t size = w.cluster_size, rank = w.cluster_rank;
+    const std::int64_t b0 = w.n * rank / size, b1 = w.n * (rank + 1) / size;
+    j.descs.push_back(DmaDescriptor::strided(b_base +
+                                                 static_cast<std::uint64_t>(w.n0 + b0) * a.b_row +
                                                  static_cast<std::uint64_t>(kb) * a.elem,
-                                             static_cast<std::uint64_t>(w.n), len, a.b_row));
+                                             static_cast<std::uint64_t>(b1 - b0), len, a.b_row));
+    if (size > 1) {
+      j.meet = Meet{w.id - rank, r.k_tile, static_cast<int>(size)};
+      j.multicast = 1;
+      for (std::int64_t m = 0; m < size; ++m)
+        if (m != rank)
+          j.also[j.also_count++] = requester(cta_sm_[static_cast<size_t>(w.id - rank + m)]);
+    }
   }
   post(r.sm, std::move(j));
   return Cycles(kGmemPending);
+}
+
+std::vector<int> GpuSmArrayModule::check_clusters(const GemmLaunch& launch,
+                                                  const std::vector<CtaWork>& works) {
+  std::vector<std::pair<size_t, size_t>> at(works.size(), {~size_t{0}, 0});  // (SM, position)
+  for (size_t sm = 0; sm < launch.per_sm.size(); ++sm)
+    for (size_t i = 0; i < launch.per_sm[sm].size(); ++i)
+      at[static_cast<size_t>(launch.per_sm[sm][i].id)] = {sm, i};
+  for (const CtaWork& w : works) {
+    if (w.cluster_size <= 1) continue;
+    if (w.cluster_size > 4)
+      throw SimError(
+          fmt::format("gpu_sm: CTA {} is in a cluster of {}; the copy engines "
+                      "multicast to clusters of at most 4",
+                      w.id, w.cluster_size));
+    const CtaWork& first = works[static_cast<size_t>(w.id - w.cluster_rank)];
+    const auto me = at[static_cast<size_t>(w.id)], lead = at[static_cast<size_t>(first.id)];
+    if (first.cluster_rank != 0 || first.cluster_size != w.cluster_size || first.n0 != w.n0 ||
+        first.n != w.n || first.k0 != w.k0 || first.k != w.k || me.second != lead.second ||
+        (w.cluster_rank > 0 && me.first == lead.first))
+      throw SimError(fmt::format(
+          "gpu_sm: CTA {} (rank {} of a cluster of {}) and its cluster's first CTA {} do not run "
+          "as one cluster (same B tile and K slice, distinct SMs, same place in their lists)",
+          w.id, w.cluster_rank, w.cluster_size, first.id));
+  }
+  std::vector<int> sm(works.size(), -1);
+  for (size_t i = 0; i < works.size(); ++i) sm[i] = static_cast<int>(at[i].first);
+  return sm;
 }
 
 template <class Stepper>
@@ -203,8 +264,11 @@ GemmRun GpuSmArrayModule::run(const GemmLaunch& launch, const GemmAddressing& ad
   works_ = &works;
   bk_ = launch.tile.bk;
   out_bytes_ = launch.tile.out_bytes;
+  cta_sm_ = check_clusters(launch, works);
+  meetings_.clear();
   GpuSmTileStepper st(cfg_, *this, launch);
   GemmRun out = drive(st);
+  SYSTOLE_ASSERT(meetings_.empty(), "gpu_sm: a multicast k-tile's parts never all landed");
   addr_ = nullptr;
   works_ = nullptr;
   return out;

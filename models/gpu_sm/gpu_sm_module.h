@@ -3,16 +3,21 @@
 // (GpuSmTileStepper) while each SM's copy engine (cp.async / TMA) moves the CTAs' tiles through
 // `memory` (the L2 in a GPU device) in simulated time. A GEMM's copies and stores become strided
 // transfers at the addresses GemmAddressing gives; the model waits for their late answers, so
-// L2 hits and misses, crossbar ports and HBM contention decide when each k-tile lands.
+// L2 hits and misses, crossbar ports and HBM contention decide when each k-tile lands. In a
+// Hopper thread-block cluster each CTA loads a share of the B tile for all members (TMA
+// multicast) and a k-tile lands when every share has (README.md, "TMA multicast").
 // FlashAttention kernels run the same way through GpuAttentionStepper (Q tiles, K/V blocks and
 // O stores at the addresses FlashAddressing gives). Memory-bound kernels (elementwise, norms,
 // split-K reductions) stream chunks per SM.
 
 #include <systemc>
 
+#include <array>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "models/common/memory_if.h"
@@ -54,17 +59,36 @@ class GpuSmArrayModule : public sc_core::sc_module, private GmemPort {
   void set_trace(TraceRecorder* rec, const std::string& device, const std::string& memory_path);
 
  private:
+  /// A multicast k-tile copy's place among its cluster's: the cluster (its first CTA's id),
+  /// the k-tile and how many members' parts make it whole (1: not multicast).
+  struct Meet {
+    std::int64_t cluster = 0, k_tile = 0;
+    int members = 1;
+  };
   struct Job {
     std::uint64_t token = 0;
     std::uint64_t issue = 0;  ///< cycle from the kernel's start
     bool write = false;
     std::vector<DmaDescriptor> descs;
+    Meet meet;
+    /// A multicast copy: descs[multicast] also goes to the cluster's other SMs (their
+    /// requesters), through their crossbar ports.
+    int multicast = -1;
+    std::array<std::uint16_t, 3> also{};
+    std::uint8_t also_count = 0;
   };
   struct Accepted {  ///< a job the memory took, waiting for its data
     std::uint64_t token = 0, issue = 0;
     std::vector<std::uint64_t> handles;
     std::uint64_t bytes = 0;  ///< for the trace
     bool write = false;
+    Meet meet;
+  };
+  /// The parts of one cluster's k-tile that have landed: their tokens and the latest cycle.
+  struct Meeting {
+    int landed = 0;
+    std::uint64_t done = 0;
+    std::vector<std::uint64_t> tokens;
   };
   /// An SM's copy engine: one process offers jobs to the memory in order (back-pressure stalls
   /// it), a pool of processes waits for accepted jobs' data, so several are in flight. An idle
@@ -90,6 +114,14 @@ class GpuSmArrayModule : public sc_core::sc_module, private GmemPort {
   void issuer(int sm);
   void finisher(int sm, sc_core::sc_event& job);
   void deliver(std::uint64_t token, std::uint64_t cycle);
+  /// Throws SimError unless every cluster's members (at most 4) run on distinct SMs at the
+  /// same place in their SMs' lists (so each is resident when its partners wait for its part)
+  /// with the same B tile and K slice; returns each CTA's SM.
+  static std::vector<int> check_clusters(const GemmLaunch& launch,
+                                         const std::vector<CtaWork>& works);
+  /// A multicast part landed at `done`: once every member's part has, the k-tile is whole in
+  /// every member's shared memory and each member's copy is answered at the last part's cycle.
+  void meet(const Accepted& a, std::uint64_t done);
   void record(int sm, const Accepted& a, std::uint64_t done);
   std::uint64_t cycles_at(const sc_core::sc_time& t) const;
   /// Waits for the next answers and hands them out (GEMM: to the stepper).
@@ -107,7 +139,9 @@ class GpuSmArrayModule : public sc_core::sc_module, private GmemPort {
   const FlashLaunch* flash_ = nullptr;
   const FlashAddressing* flash_addr_ = nullptr;
   std::vector<size_t> flash_index_;  ///< tile id -> position in flash_->ctas
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> arrivals_;  ///< (token, cycle)
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> arrivals_;      ///< (token, cycle)
+  std::map<std::pair<std::int64_t, std::int64_t>, Meeting> meetings_;  ///< (cluster, k-tile)
+  std::vector<int> cta_sm_;  ///< the GEMM launch's CTAs' SMs, by id
   sc_core::sc_event arrival_;
   // The trace (set_trace), or nullptr: per SM its copy engine's unit and shared memory.
   TraceRecorder* trace_ = nullptr;

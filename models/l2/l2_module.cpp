@@ -74,7 +74,9 @@ std::uint64_t L2Module::try_begin(const MemoryTransfer& t) {
   }
   account(now);
   if (active_++ == 0) busy_since_ps_ = now;
-  const L2Access a = model_.access(r.port, t.desc, t.write, now);
+  std::array<std::uint32_t, 3> also{};
+  for (std::uint8_t i = 0; i < t.also_count; ++i) also[i] = requester(t.also[i]).port;
+  const L2Access a = model_.access(r.port, t.desc, t.write, now, also.data(), t.also_count);
   push(fetches_, model_.fetches(), false, down_id_);
   push(writebacks_, model_.writebacks(), true, static_cast<std::uint16_t>(down_id_ + 1));
   SYSTOLE_ASSERT(a.id == open_first_ + open_.size(), "L2: access ids count up from 1");

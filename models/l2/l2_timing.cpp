@@ -99,9 +99,12 @@ std::uint32_t L2Timing::add_port(std::uint32_t partition) {
   return static_cast<std::uint32_t>(port_free_.size() - 1);
 }
 
-L2Access L2Timing::access(std::uint32_t port, const DmaDescriptor& d, bool write, double now_ps) {
+L2Access L2Timing::access(std::uint32_t port, const DmaDescriptor& d, bool write, double now_ps,
+                          const std::uint32_t* also, std::uint32_t also_n) {
   cur_ = Current{};
   cur_.port = port;
+  cur_.also = also;
+  cur_.also_n = also_n;
   cur_.partition = port_partition_.at(port);
   cur_.write = write;
   cur_.now = cur_.done = now_ps;
@@ -267,7 +270,10 @@ void L2Timing::flush(const std::uint32_t n) {
     slice_bytes[slice] += sector_bytes_[k];
     double end = serve(slice_free[slice], now, slice_ps_[k]);
     end = serve(xbar_free[part], end, xbar_ps_[k]);
-    end = serve(port_free, end, port_ps_[k]);
+    const double crossed = end;
+    end = serve(port_free, crossed, port_ps_[k]);
+    for (std::uint32_t j = 0; j < cur_.also_n; ++j)  // a multicast's other receivers
+      end = std::max(end, serve(port_free_[cur_.also[j]], crossed, port_ps_[k]));
     done = std::max(done, end + (far ? far_ps : near_ps));
   }
   cur_.done = done;

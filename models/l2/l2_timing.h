@@ -46,8 +46,11 @@ class L2Timing {
   /// A requester's crossbar port in partition `partition`; returns its index for access().
   std::uint32_t add_port(std::uint32_t partition);
   /// Looks up transfer `d` (a write if `write`) from `port`, accepted at `now_ps`. Its
-  /// downstream reads and writes are in fetches() and writebacks() until the next access.
-  L2Access access(std::uint32_t port, const DmaDescriptor& d, bool write, double now_ps);
+  /// downstream reads and writes are in fetches() and writebacks() until the next access. A
+  /// multicast read also crosses the `also_n` ports `also` (each sector after the crossbar,
+  /// at each port in parallel; the access is done when every port has passed it).
+  L2Access access(std::uint32_t port, const DmaDescriptor& d, bool write, double now_ps,
+                  const std::uint32_t* also = nullptr, std::uint32_t also_n = 0);
   const std::vector<DmaDescriptor>& fetches() const { return fetch_out_; }
   const std::vector<DmaDescriptor>& writebacks() const { return wb_out_; }
 
@@ -90,6 +93,8 @@ class L2Timing {
   };
   struct Current {  // the access being walked
     std::uint32_t port = 0, partition = 0;
+    const std::uint32_t* also = nullptr;  // multicast: the other ports the data crosses
+    std::uint32_t also_n = 0;
     bool write = false;
     double now = 0, done = 0;
     std::uint64_t group = 0;  // its fetch group, opened at its first missing sector

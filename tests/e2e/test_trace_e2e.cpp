@@ -174,9 +174,9 @@ void check_operations(const stats::PointResult& p, const Exported& x) {
     const std::string unit = a["unit"].str();
     const std::string track = x.track_of(*e);
     INFO(unit << " on track " << track);
-    CHECK(unit.size() > track.size());
-    CHECK(unit.compare(unit.size() - track.substr(0, track.find(" #")).size(), std::string::npos,
-                       track.substr(0, track.find(" #"))) == 0);
+    const std::string base = track.substr(0, track.find(" #"));  // ("l2 #100": "l2")
+    CHECK(unit.size() > base.size());
+    CHECK(unit.compare(unit.size() - base.size(), std::string::npos, base) == 0);
   }
   std::sort(want.begin(), want.end());
   std::sort(got.begin(), got.end());

@@ -51,12 +51,17 @@ TEST_CASE("gpu_node pipeline: the next stage starts when the hand-off has arrive
   const auto r = pp.run(workload(kTwoGemms), {});
   const stats::Table& st = stages_table(r);
   REQUIRE(st.rows().size() == 2);
-  const double p2p = metric(r, "p2p_time"), busy = st.get_number(0, "busy_time");
-  INFO("stage " << busy << " s, hand-off " << p2p << " s, run " << metric(r, "time") << " s");
+  const double p2p = metric(r, "p2p_time"), busy0 = st.get_number(0, "busy_time");
+  const double busy = st.get_number(1, "busy_time");
+  INFO("stages " << busy0 << " and " << busy << " s, hand-off " << p2p << " s, run "
+                 << metric(r, "time") << " s");
   CHECK(p2p > 0);
-  // Identical stages; stage 1 waited for the whole of stage 0 and the hand-off (M = 1).
-  CHECK(st.get_number(1, "busy_time") == Approx(busy).margin(1e-12));
-  CHECK(metric(r, "time") == Approx(2 * busy + p2p).margin(1e-12));
+  // The same kernel shape on both stages, but at other addresses (g2's operands are not g1's)
+  // and from another start time, both of which the bank-level HBM sees: 25.66 and 26.07 us
+  // since the device runs TMA multicast (equal before). Stage 1 waited for the whole of stage
+  // 0 and the hand-off (M = 1).
+  CHECK(busy == Approx(busy0).epsilon(0.05));
+  CHECK(metric(r, "time") == Approx(busy0 + p2p + busy).margin(1e-12));
   // A stage's busy time is its GPU's kernel: the layer's time less the gap a next kernel pays.
   REQUIRE(r.layers.rows().size() == 1);  // the last stage's GPU: one micro-batch of g2
   CHECK(r.layers.get_string(0, "layer") == "mb0.g2");
@@ -69,7 +74,7 @@ TEST_CASE("gpu_node pipeline: the next stage starts when the hand-off has arrive
   CHECK(metric(r, "p2p_bytes") == 512.0 * 4096 * 2);
   CHECK(st.get_number(0, "first_gpu") == 0);
   CHECK(st.get_number(1, "first_gpu") == 4);
-  CHECK(metric(r, "pipeline_bubble") == Approx(1 - 2 * busy / (2 * (2 * busy + p2p))));
+  CHECK(metric(r, "pipeline_bubble") == Approx(1 - (busy0 + busy) / (2 * (busy0 + busy + p2p))));
 }
 
 TEST_CASE("gpu_node pipeline: stages overlap over micro-batches, GPipe's bubble at least",

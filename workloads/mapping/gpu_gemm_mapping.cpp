@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "sim/core/error.h"
+
 namespace systole::workloads {
 
 using models::GemmCtaTile;
@@ -302,8 +304,9 @@ void estimate(const models::GpuDeviceConfig& d, const Problem& p, Choice& c) {
   c.hide = std::min(1.0, static_cast<double>(resident * (t.stages - 1)) * kt_cycles / c.latency);
   const double step_cycles = static_cast<double>(t.bm * t.bn * s.ms.k_instr) / p.rate;
   // Each k-step's A and B rows cross the SM's own L2 port (l2.port_bandwidth bytes per clock;
-  // the device models no TMA multicast, so a cluster does not lighten it): a 128x128 bf16 tile
-  // needs 64 B/clk at H100's tensor rate, a 256x128 tile 48.
+  // a cluster's multicast B reaches every member's shared memory through its port, so it does
+  // not lighten it): a 128x128 bf16 tile needs 64 B/clk at H100's tensor rate, a 256x128 tile
+  // 48.
   const double port_step =
       static_cast<double>((t.bm + t.bn) * s.ms.k_instr * p.e) / p.port_bandwidth;
   const double per_step = std::max(step_cycles / (s.eff * c.hide), port_step);
@@ -417,11 +420,16 @@ void search(const models::GpuDeviceConfig& d, const Problem& p, const GpuMapping
         c.along_n = along_n;
         c.swizzle = g;
         // CUTLASS's sm90 generator pairs its large tiles with 2x1x1 clusters (multicast B);
-        // a cluster size the user fixed must divide the grid's tile rows.
+        // a cluster size the user fixed must divide the grid's tile rows. The device runs
+        // clusters on data-parallel and split-K grids whose tile rows they divide (a padded
+        // grid's idle CTAs and stream-K's shared tiles are not modelled), on as many SMs as
+        // hold whole clusters.
+        const bool even = ceil_div(p.M, t.bm) % 2 == 0 && p.sms % 2 == 0;
         if (o.cluster_m > 0) {
           if (ceil_div(p.M, t.bm) % o.cluster_m != 0) continue;
+          if (o.cluster_m > 1 && dec == GpuDecomposition::kStreamK) continue;
           c.cluster_m = o.cluster_m;
-        } else if (d.gpu_sm.arch == GpuArch::kHopper && ceil_div(p.M, t.bm) >= 2) {
+        } else if (d.gpu_sm.arch == GpuArch::kHopper && even && dec != GpuDecomposition::kStreamK) {
           c.cluster_m = 2;
         }
         estimate(d, p, c);
@@ -534,6 +542,12 @@ GpuGemmMapping map_gpu_gemm(const models::GpuDeviceConfig& d, const Layer& layer
         "{}: layer '{}': system.mapping.cluster_m = {}: thread-block clusters need an H100-class "
         "(hopper) SM; use 0 or 1",
         layer.origin.str(), layer.name, o.cluster_m));
+  if (o.cluster_m > 1 && d.sms % o.cluster_m != 0)
+    throw WorkloadError(fmt::format(
+        "{}: layer '{}': system.mapping.cluster_m = {} does not divide the device's {} SMs, so "
+        "some cluster would have no SMs of its own; use 0 (the mapper chooses) or a divisor "
+        "of {}",
+        layer.origin.str(), layer.name, o.cluster_m, d.sms, d.sms));
   Choice best, runner_up;
   std::int64_t count = 0;
   std::vector<Problem> per_shape;  // each shape's K (an implicit GEMM's tap-aligned k-tiles)
@@ -613,21 +627,31 @@ GpuGemmMapping map_gpu_gemm(const models::GpuDeviceConfig& d, const Layer& layer
 
 std::vector<models::CtaWork> gpu_cta_works(const GpuGemmMapping& m) {
   const auto& t = m.tile;
-  // Tiles in launch order: swizzle groups of `swizzle` rows (columns for an N raster), each
-  // walking the other dimension.
-  std::vector<std::pair<std::int64_t, std::int64_t>> order;  // (tile row, tile column)
-  const std::int64_t rows = m.raster_along_n ? m.tiles_n : m.tiles_m;
-  const std::int64_t cols = m.raster_along_n ? m.tiles_m : m.tiles_n;
-  for (std::int64_t g0 = 0; g0 < rows; g0 += m.swizzle)
+  // A thread-block cluster of `cl` tile rows is the unit of launch: its members get
+  // consecutive ids (one K slice after another), so on SM id mod SMs they run side by side.
+  const std::int64_t cl =
+      m.cluster_m > 1 && m.decomposition != GpuDecomposition::kStreamK ? m.cluster_m : 1;
+  SYSTOLE_ASSERT(m.tiles_m % cl == 0, "gpu mapping: a cluster must divide the tile rows");
+  // Units in launch order: swizzle groups of `swizzle` tile rows (columns for an N raster;
+  // a cluster's rows count as one unit row, a group at least one), each walking the other
+  // dimension.
+  std::vector<std::pair<std::int64_t, std::int64_t>> order;  // (unit row, tile column)
+  const std::int64_t rows = m.raster_along_n ? m.tiles_n : m.tiles_m / cl;
+  const std::int64_t cols = m.raster_along_n ? m.tiles_m / cl : m.tiles_n;
+  const std::int64_t group =
+      m.raster_along_n ? m.swizzle : std::max<std::int64_t>(1, m.swizzle / cl);
+  for (std::int64_t g0 = 0; g0 < rows; g0 += group)
     for (std::int64_t c = 0; c < cols; ++c)
-      for (std::int64_t r = g0; r < std::min(rows, g0 + m.swizzle); ++r)
+      for (std::int64_t r = g0; r < std::min(rows, g0 + group); ++r)
         order.push_back(m.raster_along_n ? std::make_pair(c, r) : std::make_pair(r, c));
   std::vector<models::CtaWork> works;
-  auto add = [&](std::int64_t tile, std::int64_t k0, std::int64_t k1) {
+  auto add = [&](std::int64_t unit, std::int64_t k0, std::int64_t k1, std::int64_t rank = 0) {
     models::CtaWork w;
     w.id = static_cast<std::int64_t>(works.size());
-    w.m0 = order[static_cast<size_t>(tile)].first * t.bm;
-    w.n0 = order[static_cast<size_t>(tile)].second * t.bn;
+    w.m0 = (order[static_cast<size_t>(unit)].first * cl + rank) * t.bm;
+    w.n0 = order[static_cast<size_t>(unit)].second * t.bn;
+    w.cluster_rank = static_cast<int>(rank);
+    w.cluster_size = static_cast<int>(cl);
     w.m = std::min(t.bm, m.m - w.m0);
     w.n = std::min(t.bn, m.n - w.n0);
     w.k0 = k0;
@@ -650,8 +674,9 @@ std::vector<models::CtaWork> gpu_cta_works(const GpuGemmMapping& m) {
     }
     return works;
   }
-  for (std::int64_t tile = 0; tile < tiles; ++tile)
-    for (std::int64_t k0 = 0; k0 < m.k; k0 += m.k_slice) add(tile, k0, k0 + m.k_slice);
+  for (std::int64_t unit = 0; unit < tiles; ++unit)
+    for (std::int64_t k0 = 0; k0 < m.k; k0 += m.k_slice)
+      for (std::int64_t rank = 0; rank < cl; ++rank) add(unit, k0, k0 + m.k_slice, rank);
   return works;
 }
 

@@ -33,9 +33,10 @@ const config::SchemaOf<workloads::GpuMappingOptions>& gpu_mapping_schema() {
                  "k-tiles of this many elements, a multiple of the tensor instruction's K (0: the "
                  "candidate's 128 bytes of each row on Hopper, 64 or 128 on Ampere)",
                  "")
-        .integer("cluster_m", &O::cluster_m, 0, 0, 16,
-                 "Hopper: CTAs per thread-block cluster along M, which must divide the grid's "
-                 "tile rows (0: the mapper chooses, 2 when the grid has two rows or more)",
+        .integer("cluster_m", &O::cluster_m, 0, 0, 4,
+                 "Hopper: CTAs per thread-block cluster along M, sharing B by TMA multicast; "
+                 "must divide the grid's tile rows and the SM count (0: the mapper chooses, 2 "
+                 "when the tile rows are even and the kernel is not stream-K)",
                  "")
         .integer("stages", &O::stages, 0, 0, 16,
                  "only kernels with this many pipeline stages (0: the mapper chooses)", "")

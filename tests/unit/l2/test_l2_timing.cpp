@@ -235,3 +235,43 @@ TEST_CASE("L2 timing: a new clock scales later accesses' times, not the cycles o
   CHECK(a.done_ps == Approx(3e6 + (4.05 + 211) * p / 2));
   CHECK(l2.counters().line_hits == 2);
 }
+
+TEST_CASE("L2 timing: a multicast read crosses the slice once and every receiver's port",
+          "[unit][l2][timing][multicast]") {
+  const L2Config cfg = a100();
+  const double p = cfg.period_ps();
+  // Lines 0 and 1 (slices 0 and 1, both homed in partition 0) warm, then at 2e6 a read of
+  // line 0 from port a, multicast to port b or not, then b's own read of line 1 at 2e6.
+  const auto run = [&](bool multicast, double& line0_done, double& line1_done,
+                       std::uint64_t& slice0_bytes) {
+    L2Timing l2(cfg);
+    const std::uint32_t a = l2.add_port(0), b = l2.add_port(0);
+    l2.access(a, DmaDescriptor::linear(0, 256), false, 0);
+    l2.fetch_arrived(1e6);
+    const std::uint64_t before = l2.counters().slice_bytes[0];
+    const std::uint32_t also[] = {b};
+    const L2Access m =
+        l2.access(a, DmaDescriptor::linear(0, 128), false, 2e6, also, multicast ? 1 : 0);
+    const L2Access r = l2.access(b, DmaDescriptor::linear(128, 128), false, 2e6);
+    CHECK(m.settled);
+    CHECK(r.settled);
+    line0_done = m.done_ps;
+    line1_done = r.done_ps;
+    slice0_bytes = l2.counters().slice_bytes[0] - before;
+  };
+  double m0 = 0, m1 = 0, u0 = 0, u1 = 0;
+  std::uint64_t ms = 0, us = 0;
+  run(true, m0, m1, ms);
+  run(false, u0, u1, us);
+  // The multicast: slice 0 once (2 cycles), the crossbar (0.05), then ports a and b in
+  // parallel (2 each): 4.05 + 211, as a plain read.
+  CHECK(m0 == Approx(2e6 + (4.05 + 211) * p));
+  CHECK(u0 == Approx(m0));
+  CHECK(ms == 128);
+  CHECK(us == 128);
+  // b's own read: slice 1 (2 cycles), the crossbar after the multicast's turn (2.05 -> 2.1),
+  // then b's port, which the multicast holds until 4.05: 6.05 + 211. Without the multicast
+  // b's port is free: 4.1 + 211.
+  CHECK(m1 == Approx(2e6 + (6.05 + 211) * p));
+  CHECK(u1 == Approx(2e6 + (4.1 + 211) * p));
+}

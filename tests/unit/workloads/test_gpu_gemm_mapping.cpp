@@ -61,6 +61,16 @@ void check_coverage(const GpuGemmMapping& m) {
     REQUIRE(w.n == std::min(m.tile.bn, m.n - w.n0));
     slices[{w.m0, w.n0}].push_back({w.k0, w.k});
     volume += static_cast<std::uint64_t>(w.m * w.n * w.k);
+    // A cluster's members follow its first CTA: the next tile rows, the same B tile and K
+    // slice (the device multicasts B among them).
+    const std::int64_t cl = m.decomposition == GpuDecomposition::kStreamK ? 1 : m.cluster_m;
+    REQUIRE(w.cluster_size == cl);
+    REQUIRE(w.cluster_rank == w.id % cl);
+    const auto& first = works[static_cast<size_t>(w.id - w.cluster_rank)];
+    REQUIRE(w.m0 == first.m0 + w.cluster_rank * m.tile.bm);
+    REQUIRE(w.n0 == first.n0);
+    REQUIRE(w.k0 == first.k0);
+    REQUIRE(w.k == first.k);
   }
   REQUIRE(static_cast<std::int64_t>(slices.size()) == m.tiles_m * m.tiles_n);
   for (auto& [origin, ks] : slices) {
