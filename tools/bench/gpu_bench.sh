@@ -21,6 +21,12 @@
 # Fresh-clone LTO build of e029cda (warm-up passes settle the clock; warmup 0 as before), idle
 # host: GEMM 15.8 / 16.0 s, FA-3 2.27 / 2.30 s; interleaved with 6f480fd the host was noisy
 # (6f480fd 18.9 and 22.4 s, e029cda 22.7 and 18.3 s): no change beyond it.
+# 2026-11-28 (TMA multicast in 2x1 clusters, aaab377; Release without LTO, idle host, two runs
+# each interleaved, before -> after): GEMM 18.0 / 19.0 -> 28.4 / 24.1 s wall, FA-3 2.6 / 3.2 ->
+# 3.5 / 2.6 s (FA-3 runs no clusters: noise). The GEMM's 192x160 tiles leave 43 tile rows, odd,
+# so it now runs without a cluster, and the mapper then picks swizzle 2 over 4: the device
+# moves 2.46 GiB from HBM instead of 1.8 GiB (2,152,291 -> 2,154,158 cycles), and the
+# bank-level HBM's work grows with those bytes.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-${SYSTOLE_BUILD_DIR:-$here/../../build}}
