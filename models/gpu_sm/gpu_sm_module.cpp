@@ -331,6 +331,17 @@ GpuSmArrayModule::Job GpuSmArrayModule::flash_job(const GmemRequest& r) const {
   return j;
 }
 
+GpuSmArrayModule::Job GpuSmArrayModule::stream_job(std::uint64_t token, std::uint64_t issue,
+                                                   bool write,
+                                                   const std::vector<DmaDescriptor>& descs) {
+  Job j;
+  j.token = token;
+  j.issue = issue;
+  j.write = write;
+  j.descs = descs;
+  return j;
+}
+
 StreamRun GpuSmArrayModule::run(const StreamLaunch& launch) {
   SYSTOLE_ASSERT(launch.per_sm.size() <= engines_.size(), "gpu_sm: more SMs than the array has");
   t0_ = sc_core::sc_time_stamp();
@@ -351,7 +362,7 @@ StreamRun GpuSmArrayModule::run(const StreamLaunch& launch) {
     const StreamChunk& ch = launch.per_sm[sm][c];
     tokens.push_back({sm, c, false});
     for (const auto& d : ch.reads) out.bytes_read += d.bytes();
-    post(static_cast<int>(sm), Job{tokens.size(), issue, false, ch.reads});
+    post(static_cast<int>(sm), stream_job(tokens.size(), issue, false, ch.reads));
   };
   for (size_t sm = 0; sm < launch.per_sm.size(); ++sm) {
     writes_left += launch.per_sm[sm].size();
@@ -372,7 +383,8 @@ StreamRun GpuSmArrayModule::run(const StreamLaunch& launch) {
       if (next[p.sm] < launch.per_sm[p.sm].size()) read(p.sm, cycle);
       tokens.push_back({p.sm, p.chunk, true});
       for (const auto& d : ch.writes) out.bytes_written += d.bytes();
-      post(static_cast<int>(p.sm), Job{tokens.size(), cycle + ch.compute_cycles, true, ch.writes});
+      post(static_cast<int>(p.sm),
+           stream_job(tokens.size(), cycle + ch.compute_cycles, true, ch.writes));
     }
   }
   const sc_time end = t0_ + period_ * static_cast<double>(out.cycles);

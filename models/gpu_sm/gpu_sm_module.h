@@ -106,6 +106,9 @@ class GpuSmArrayModule : public sc_core::sc_module, private GmemPort {
   Cycles complete(const GmemRequest& r) override;
   /// The copy or store job of a FlashAttention request.
   Job flash_job(const GmemRequest& r) const;
+  /// A streaming kernel's read or write job (no multicast).
+  static Job stream_job(std::uint64_t token, std::uint64_t issue, bool write,
+                        const std::vector<DmaDescriptor>& descs);
   /// Steps a late-answer model (GpuSmTileStepper, GpuAttentionStepper) against simulated time
   /// until nothing is left; then time catches up with its last cycle.
   template <class Stepper>
