@@ -114,7 +114,7 @@ void GpuSmArrayModule::meet(const Accepted& a, std::uint64_t done) {
   Meeting& m = meetings_[key];
   m.done = std::max(m.done, done);
   m.tokens.push_back(a.token);
-  if (++m.landed < a.meet.members) return;
+  if (m.tokens.size() < static_cast<size_t>(a.meet.members)) return;
   for (const std::uint64_t t : m.tokens) deliver(t, m.done);
   meetings_.erase(key);
 }

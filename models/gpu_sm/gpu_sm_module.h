@@ -86,7 +86,6 @@ class GpuSmArrayModule : public sc_core::sc_module, private GmemPort {
   };
   /// The parts of one cluster's k-tile that have landed: their tokens and the latest cycle.
   struct Meeting {
-    int landed = 0;
     std::uint64_t done = 0;
     std::vector<std::uint64_t> tokens;
   };
