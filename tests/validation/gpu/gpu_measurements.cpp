@@ -162,6 +162,17 @@ Membench load_membench(const std::string& run) {
   return m;
 }
 
+std::vector<L2bwRow> load_l2bw(const std::string& run) {
+  std::vector<L2bwRow> out;
+  for (const auto& f : read_csv(data_dir() + "/" + run + ".csv")) {
+    if (f.size() != 9 || f[0] == "path") continue;  // the header, device and cluster-count lines
+    out.push_back({f[0], std::stoull(f[1]), std::stoull(f[2]), std::stoi(f[3]), std::stoi(f[4]),
+                   std::stod(f[6]), std::stod(f[7]), std::stod(f[8])});
+  }
+  if (out.empty()) throw std::runtime_error(run + ".csv: no rows");
+  return out;
+}
+
 MemoryMeasurement measure_memory(const std::vector<std::string>& runs) {
   MemoryMeasurement out;
   const auto stream = [&](const char* name) {

@@ -80,6 +80,17 @@ const MeasuredRow& find_row(const std::vector<MeasuredRow>& rows, const std::str
 /// data/<run>_membench.csv; throws std::runtime_error when unreadable.
 Membench load_membench(const std::string& run);
 
+/// One row of data/<gpu>_l2bw*_run*.csv (measure/l2bw.cu): a read of an L2-resident (or DRAM)
+/// footprint by `active` SMs; the aggregate is bytes / (last block's end - first block's start).
+struct L2bwRow {
+  std::string path;  ///< ld, tma, tmav_*, clus_*, ld_smid_every<E>_below<B>, ld_block_*, ...
+  std::uint64_t footprint = 0, chunk = 0;
+  int depth = 0, active = 0;
+  double per_sm_bytes_per_clk = 0, gbytes_per_s = 0, sm_ghz = 0;
+};
+/// data/<run>.csv of measure/l2bw.sh (e.g. "h200_l2bw_round4_run1"); throws when unreadable.
+std::vector<L2bwRow> load_l2bw(const std::string& run);
+
 /// The measured quantities of the memory validation table, each a mean over `runs` (H100: two
 /// runs on two machines). Rules (fixed before any prediction was compared with them):
 struct MemoryMeasurement {

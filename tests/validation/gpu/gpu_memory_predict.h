@@ -23,6 +23,13 @@ double predict_stream(const models::GpuDeviceConfig& d, StreamKernel k, std::uin
 /// Bytes per second of every SM reading `footprint` bytes, resident in the L2, `passes` times.
 double predict_l2_read(const models::GpuDeviceConfig& d, std::uint64_t footprint, int passes);
 
+/// Bytes per second of `active` SMs (ports in partitions 0, 1, 0, ...) each reading
+/// `bytes_per_sm` from a footprint resident in the L2 with `in_flight` loads of 512 bytes (a
+/// warp's float4 load) outstanding, a new one issued as each returns: measure/l2bw.cu's `ld` runs
+/// (1024 threads x 8 loads). Bytes / (last load done - first issue), as l2bw's aggregate.
+double predict_l2_ceiling(const models::GpuDeviceConfig& d, int active, std::uint64_t footprint,
+                          std::uint64_t bytes_per_sm, int in_flight);
+
 /// Mean latency per dependent load, in picoseconds, of a pointer chase from one SM (partition 0),
 /// split by the home partition of the line each load touched.
 struct ChaseLatency {
