@@ -27,6 +27,11 @@
 # so it now runs without a cluster, and the mapper then picks swizzle 2 over 4: the device
 # moves 2.46 GiB from HBM instead of 1.8 GiB (2,152,291 -> 2,154,158 cycles), and the
 # bank-level HBM's work grows with those bytes.
+# 2026-11-28 (L2 crossbar and ports measured on an H200, the mapper's L2 roofline now the
+# crossbar's 5040 B/clk; Release without LTO, idle host, one run): GEMM 15.9 s wall (15.5 s user
+# CPU), FA-3 2.39 s. The mapper now picks 128x256 tiles in 2x1 clusters, swizzle 8: 1.51 GiB
+# from HBM (was 192x160, no cluster, 2.46 GiB), 2,146,243 cycles (was 2,154,158). GEMM target
+# (2 s) still missed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-${SYSTOLE_BUILD_DIR:-$here/../../build}}

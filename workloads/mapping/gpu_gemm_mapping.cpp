@@ -272,7 +272,8 @@ double loaded_latency(const models::GpuDeviceConfig& d, const Problem& p, const 
 /// `c` beats `best` when its estimate is lower; within 0.1% (a tie of the max() roofline, e.g.
 /// 256 tiles of 128x128 against 128 of 128x256 on 132 SMs) the one moving fewer L2 bytes wins:
 /// it leaves the SMs' L2 ports and the crossbar slack that the estimate's peak rates assume
-/// (a 128x128 bf16 tile needs all of an H100 SM's 64 B/clk port, a 128x256 tile 48).
+/// (at H100's tensor rate a 128x128 bf16 tile needs 64 B/clk of its SM's 103 B/clk port, a
+/// 128x256 tile 48, while all SMs share 5040 B/clk of crossbar, ~38 per SM).
 bool better(const Choice& c, const Choice& best) {
   if (!best.shape) return true;
   if (c.est < best.est * (1 - 1e-3)) return true;
@@ -306,7 +307,8 @@ void estimate(const models::GpuDeviceConfig& d, const Problem& p, Choice& c) {
   // Each k-step's A and B rows cross the SM's own L2 port (l2.port_bandwidth bytes per clock;
   // a cluster's multicast B reaches every member's shared memory through its port, so it does
   // not lighten it): a 128x128 bf16 tile needs 64 B/clk at H100's tensor rate, a 256x128 tile
-  // 48.
+  // 48 (H100 and H200 ports: 103 B/clk, measured on an H200). The crossbar all SMs share is in
+  // the L2 term below (GpuDeviceConfig::l2_bytes_per_cycle).
   const double port_step =
       static_cast<double>((t.bm + t.bn) * s.ms.k_instr * p.e) / p.port_bandwidth;
   const double per_step = std::max(step_cycles / (s.eff * c.hide), port_step);

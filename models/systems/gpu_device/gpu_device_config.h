@@ -40,7 +40,9 @@ struct GpuDeviceConfig {
   double peak_fma_per_second(TcType t) const;
   /// SM clock cycles of `ps` picoseconds (rounded up).
   double cycles(Picoseconds ps) const;
-  /// L2 read bandwidth in bytes per SM clock: slices x slice bandwidth (A100: 5120).
+  /// L2 read bandwidth in bytes per SM clock: the least of the L2 model's three servers summed
+  /// (slices, partition crossbars, SM ports). A100: 5120 (slices and crossbars); H100 and H200:
+  /// 5040 (crossbars, measured on an H200: configs/presets/h200_sxm.yaml).
   double l2_bytes_per_cycle() const;
   /// HBM peak bandwidth in bytes per SM clock.
   double hbm_bytes_per_cycle() const;

@@ -43,6 +43,10 @@ TEST_CASE("H100 SXM5 preset: 132 SMs, 989.4 TF bf16 at 1830 MHz, 50 MiB L2, 3.35
   CHECK(2 * d.peak_fma_per_second(TcType::kFp8E4M3) == Approx(1978.9e12).epsilon(0.001));
   CHECK(d.l2.capacity.value() == 50ull << 20);
   CHECK(d.l2.slices() == 100);
+  // The L2 roofline is its narrowest stage summed: the two crossbars (2 x 2520, measured on an
+  // H200), not the slices (6400); with 8 SMs, their ports (8 x 103).
+  CHECK(d.l2_bytes_per_cycle() == 5040);
+  CHECK(test::load_gpu_device("h100_sxm5.yaml", "{sms: 8}").l2_bytes_per_cycle() == 824);
   CHECK(d.hbm.bandwidth.value() == Approx(3.35e12).epsilon(0.002));
   CHECK(d.tdp_watts == 700);
   CHECK(d.cycles(d.launch_overhead) == Approx(915));  // 0.5 us x 1830 MHz

@@ -165,7 +165,10 @@ Membench load_membench(const std::string& run) {
 std::vector<L2bwRow> load_l2bw(const std::string& run) {
   std::vector<L2bwRow> out;
   for (const auto& f : read_csv(data_dir() + "/" + run + ".csv")) {
-    if (f.size() != 9 || f[0] == "path") continue;  // the header, device and cluster-count lines
+    // Skips the header, the device and cluster-count lines, and the block -> %smid lists.
+    if (f.size() != 9 || f[0] == "path" || f[0].rfind("per_block", 0) == 0 ||
+        f[0].rfind("smid_of_block", 0) == 0)
+      continue;
     out.push_back({f[0], std::stoull(f[1]), std::stoull(f[2]), std::stoi(f[3]), std::stoi(f[4]),
                    std::stod(f[6]), std::stod(f[7]), std::stod(f[8])});
   }

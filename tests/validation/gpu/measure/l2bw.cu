@@ -15,6 +15,7 @@
 // Written for this project (method: TMA/bulk-copy PTX as in the PTX ISA manual, sections on
 // cp.async.bulk and mbarrier); no code taken from elsewhere.
 #include <cooperative_groups.h>
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -58,6 +59,14 @@ __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
   asm volatile(
       "{\n .reg .pred p;\n W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
       " @!p bra W;\n}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+}
+// The same wait with mbarrier.test_wait (never suspends: the thread spins), for round 7.
+__device__ __forceinline__ void mbar_spin(unsigned bar, unsigned parity) {
+  asm volatile(
+      "{\n .reg .pred p;\n S: mbarrier.test_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+      " @!p bra S;\n}\n" ::"r"(bar),
       "r"(parity)
       : "memory");
 }
@@ -136,7 +145,7 @@ __global__ void tma_kernel(const char* p, size_t chunks, unsigned chunk, unsigne
 // waits for all (rounds); `issuers` warps each run their own ring of stages/issuers stages.
 __global__ void tma_var_kernel(const char* p, size_t chunks, unsigned chunk, unsigned stages,
                                unsigned active, unsigned long long per_block, int alive,
-                               unsigned split, int batch, Stamp* out) {
+                               unsigned split, int batch, Stamp* out, int spin = 0) {
   extern __shared__ __align__(128) char smem[];
   __shared__ __align__(8) unsigned long long bars[32];
   unsigned sm = blockIdx.x;
@@ -156,7 +165,12 @@ __global__ void tma_var_kernel(const char* p, size_t chunks, unsigned chunk, uns
     for (unsigned long long i = 0; i < n; ++i) {
       unsigned s = warp * ring + unsigned(i % ring);
       unsigned bar = smem_addr(&bars[s]);
-      if (!batch && i >= ring) mbar_wait(bar, unsigned((i / ring - 1) & 1));
+      if (!batch && i >= ring) {
+        if (spin)
+          mbar_spin(bar, unsigned((i / ring - 1) & 1));
+        else
+          mbar_wait(bar, unsigned((i / ring - 1) & 1));
+      }
       if (batch && i >= ring && i % ring == 0)
         for (unsigned t = 0; t < ring; ++t)
           mbar_wait(smem_addr(&bars[warp * ring + t]), unsigned((i / ring - 1) & 1));
@@ -207,6 +221,51 @@ __global__ void ld_smid_kernel(const float4* p, size_t chunks, unsigned every, u
   unsigned long long c1 = clock64(), t1 = gtimer();
   if (acc == 12345.678f) *sink = acc;
   if (threadIdx.x == 0) out[blockIdx.x] = {n * per_chunk4 * 16, c1 - c0, t0, t1};
+}
+
+
+// Round 8: 2D tensor copies (cp.async.bulk.tensor.2d through a tensor map, 128-byte swizzle) of
+// box_rows x 64 bf16 tiles from an 8192 x 1024 bf16 array (16 MiB), as GEMM kernels load tiles;
+// `issuers` warps each keep a ring of stages / issuers copies, lane 0 issuing.
+__global__ void tma2d_kernel(const __grid_constant__ CUtensorMap tmap, unsigned box_rows,
+                             unsigned stages, unsigned active, unsigned long long per_block,
+                             Stamp* out) {
+  extern __shared__ __align__(128) char smem[];  // the 1 KiB-aligned base below: 128B swizzle
+  __shared__ __align__(8) unsigned long long bars[32];
+  unsigned sm = blockIdx.x;
+  unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32, issuers = blockDim.x / 32;
+  if (sm >= active) return;
+  const unsigned chunk = box_rows * 64 * 2;
+  const unsigned base = (smem_addr(smem) + 1023u) & ~1023u;
+  unsigned ring = stages / issuers;
+  if (lane == 0)
+    for (unsigned s = 0; s < ring; ++s) mbar_init(smem_addr(&bars[warp * ring + s]), 1);
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  unsigned long long c0 = clock64(), t0 = gtimer();
+  unsigned long long n = per_block / chunk / issuers;
+  const unsigned col_tiles = 1024 / 64, row_tiles = 8192 / box_rows;
+  size_t k = size_t(sm) * issuers + warp;
+  size_t step = size_t(active) * issuers;
+  if (lane == 0) {
+    for (unsigned long long i = 0; i < n; ++i) {
+      unsigned s = warp * ring + unsigned(i % ring);
+      unsigned bar = smem_addr(&bars[s]);
+      if (i >= ring) mbar_wait(bar, unsigned((i / ring - 1) & 1));
+      mbar_expect(bar, chunk);
+      int c = int((k % col_tiles) * 64), r = int(((k / col_tiles) % row_tiles) * box_rows);
+      asm volatile(
+          "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+          " [%0], [%1, {%2, %3}], [%4];" ::"r"(base + s * chunk),
+          "l"(&tmap), "r"(c), "r"(r), "r"(bar)
+          : "memory");
+      k += step;
+    }
+    for (unsigned long long i = (n > ring ? n - ring : 0); i < n; ++i)
+      mbar_wait(smem_addr(&bars[warp * ring + unsigned(i % ring)]), unsigned((i / ring) & 1));
+  }
+  __syncthreads();
+  unsigned long long c1 = clock64(), t1 = gtimer();
+  if (threadIdx.x == 0) out[sm] = {n * chunk * issuers, c1 - c0, t0, t1};
 }
 
 // One warp per CTA; lane 0 issues, the whole warp waits and joins the cluster barrier.
@@ -348,15 +407,17 @@ static void run_cluster(const char* buf, size_t footprint, unsigned chunk, unsig
 
 
 static void run_tma_var(const char* buf, size_t footprint, unsigned chunk, unsigned stages,
-                        unsigned active, int alive, unsigned split, int batch, unsigned issuers) {
+                        unsigned active, int alive, unsigned split, int batch, unsigned issuers,
+                        int spin = 0) {
   unsigned long long per_block = 128ull << 20;
   char name[64];
-  std::snprintf(name, sizeof name, "tmav_a%d_s%u_b%d_w%u", alive, split, batch, issuers);
+  std::snprintf(name, sizeof name, "tmav_a%d_s%u_b%d_w%u%s", alive, split, batch, issuers,
+                spin ? "_spin" : "");
   for (int warm = 1; warm >= 0; --warm) {
     unsigned long long pb =
         warm ? std::max<size_t>(footprint / active, size_t(chunk) * stages) : per_block;
     tma_var_kernel<<<g_sms, 32 * issuers, kSmem>>>(buf, footprint / chunk, chunk, stages, active,
-                                                   pb, alive, split, batch, g_out);
+                                                   pb, alive, split, batch, g_out, spin);
     Summary s = summarize(fetch(g_sms));
     if (!warm) report(name, footprint, chunk, stages, active, s);
   }
@@ -448,6 +509,71 @@ static void round5(const char* buf, const size_t l2fp) {
   run_ld_smid(buf, l2fp, 1, 33, false, 0, 132);  // smid < 33, as round 4
 }
 
+// Round 7: one issuing thread that spins on mbarrier.test_wait instead of try_wait.
+static void round7(const char* buf, const size_t l2fp) {
+  CHECK(cudaFuncSetAttribute(tma_var_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+  for (unsigned a : {1u, unsigned(g_sms)}) {
+    run_tma_var(buf, l2fp, 16384, 8, a, 1, 1, 0, 1, 0);   // round 2's, try_wait
+    run_tma_var(buf, l2fp, 16384, 8, a, 1, 1, 0, 1, 1);   // test_wait spin
+    run_tma_var(buf, l2fp, 16384, 12, a, 1, 1, 0, 1, 1);
+    run_tma_var(buf, l2fp, 4096, 16, a, 1, 1, 0, 1, 1);
+    run_tma_var(buf, l2fp, 65536, 3, a, 1, 1, 0, 1, 1);
+    run_tma_var(buf, l2fp, 16384, 8, a, 1, 4, 0, 1, 1);   // 4 copies of 4 KiB per stage
+  }
+}
+
+typedef CUresult (*EncodeTiled)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
+                                const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
+                                const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+static void run_tma2d(const char* buf, unsigned box_rows, unsigned stages, unsigned active,
+                      unsigned issuers) {
+  static EncodeTiled encode = nullptr;
+  if (!encode) {
+    cudaDriverEntryPointQueryResult q;
+    CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled",
+                                           reinterpret_cast<void**>(&encode), 12000,
+                                           cudaEnableDefault, &q));
+    if (q != cudaDriverEntryPointSuccess || !encode) {
+      std::fprintf(stderr, "cuTensorMapEncodeTiled not found\n");
+      std::exit(1);
+    }
+  }
+  CUtensorMap map;
+  cuuint64_t dims[2] = {1024, 8192}, strides[1] = {1024 * 2};
+  cuuint32_t box[2] = {64, box_rows}, estr[2] = {1, 1};
+  CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<char*>(buf), dims,
+                      strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    std::fprintf(stderr, "cuTensorMapEncodeTiled failed: %d\n", int(r));
+    std::exit(1);
+  }
+  const size_t chunk = size_t(box_rows) * 128;
+  char name[64];
+  std::snprintf(name, sizeof name, "tma2d_w%u", issuers);
+  for (int warm = 1; warm >= 0; --warm) {
+    unsigned long long pb =
+        warm ? std::max<size_t>((16u << 20) / active, chunk * stages) : 128ull << 20;
+    tma2d_kernel<<<g_sms, 32 * issuers, kSmem>>>(map, box_rows, stages, active, pb, g_out);
+    Summary s = summarize(fetch(g_sms));
+    if (!warm) report(name, 16u << 20, unsigned(chunk), stages, active, s);
+  }
+}
+
+// Round 8: GEMM-like 2D tensor copies from one issuing thread, and from 4 warps.
+static void round8(const char* buf) {
+  CHECK(cudaFuncSetAttribute(tma2d_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+  for (unsigned a : {1u, unsigned(g_sms)}) {
+    run_tma2d(buf, 128, 8, a, 1);   // 16 KiB boxes
+    run_tma2d(buf, 256, 6, a, 1);   // 32 KiB
+    run_tma2d(buf, 64, 16, a, 1);   // 8 KiB
+    run_tma2d(buf, 128, 12, a, 4);  // 16 KiB, 4 issuing warps
+  }
+}
+
 // Round 6: each working SM's own rate, to find which SMs are slow.
 static void round6(const char* buf, const size_t l2fp) {
   CHECK(cudaFuncSetAttribute(ld_smid_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
@@ -496,12 +622,15 @@ int main(int argc, char** argv) {
   const size_t l2fp = size_t(16) << 20;
   const std::string round = argc > 1 ? argv[1] : "";
   if (round == "round2" || round == "round3" || round == "round4" ||
-      round == "round5" || round == "round6") {
+      round == "round5" || round == "round6" || round == "round7" ||
+      round == "round8") {
     if (round == "round2") round2(buf, l2fp);
     if (round == "round3") round3(buf, l2fp);
     if (round == "round4") round4(buf, l2fp);
     if (round == "round5") round5(buf, l2fp);
     if (round == "round6") round6(buf, l2fp);
+    if (round == "round7") round7(buf, l2fp);
+    if (round == "round8") round8(buf);
     CHECK(cudaFree(buf));
     return 0;
   }

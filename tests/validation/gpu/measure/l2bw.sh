@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs l2bw.cu (L2 bandwidth by load path, active SM count and TMA multicast) on the GPU this
-# runs on, with the clocks nvidia-smi reports every 200 ms. Usage: l2bw.sh OUTDIR [round2|...|round6]
-# (round2: TMA issue variants; round3: the LD path's ceiling; round4: by %smid; round5: by chunk pattern; round6: per SM; README.md "L2 bandwidth by path")
+# runs on, with the clocks nvidia-smi reports every 200 ms. Usage: l2bw.sh OUTDIR [round2|...|round8]
+# (round2: TMA issue variants; round3: the LD path's ceiling; round4: by %smid; round5: by chunk pattern; round6: per SM; round7: TMA, spinning wait; round8: 2D tensor TMA; README.md "L2 bandwidth by path")
 set -u
 out=${1:?usage: l2bw.sh OUTDIR [round2]}
 round=${2:-}
