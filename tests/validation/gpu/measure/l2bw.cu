@@ -12,6 +12,8 @@
 // footprint, A = working blocks. Per block: clock64 and %globaltimer at start and end.
 // Output (CSV on stdout): per-SM bytes per SM cycle (mean over working blocks), the aggregate
 // GB/s (bytes / (last end - first start) on %globaltimer) and the SM clock (cycles / ns).
+// Later rounds (l2bw.sh lists them) add: tmav (issue variants), tma2d (2D tensor copies through
+// a tensor map), ld_smid (SMs chosen by %smid, per-SM rates) and a batch timer (round 9).
 // Written for this project (method: TMA/bulk-copy PTX as in the PTX ISA manual, sections on
 // cp.async.bulk and mbarrier); no code taken from elsewhere.
 #include <cooperative_groups.h>
@@ -266,6 +268,41 @@ __global__ void tma2d_kernel(const __grid_constant__ CUtensorMap tmap, unsigned 
   __syncthreads();
   unsigned long long c1 = clock64(), t1 = gtimer();
   if (threadIdx.x == 0) out[sm] = {n * chunk * issuers, c1 - c0, t0, t1};
+}
+
+
+// Round 9: one thread issues n 2D copies (16 KiB boxes) back to back, each on its own mbarrier,
+// then waits for all: cycles per batch, averaged over `reps` batches (as a kernel whose stages
+// cover all its k-tiles issues them: cuBLAS's 1024x1024x512 in data/*_kfixed_run1.csv).
+__global__ void tma2d_batch_kernel(const __grid_constant__ CUtensorMap tmap, unsigned n,
+                                   unsigned reps, unsigned active, Stamp* out) {
+  extern __shared__ __align__(128) char smem[];
+  __shared__ __align__(8) unsigned long long bars[32];
+  unsigned sm = blockIdx.x;
+  if (sm >= active || threadIdx.x != 0) return;
+  const unsigned chunk = 128 * 64 * 2;
+  const unsigned base = (smem_addr(smem) + 1023u) & ~1023u;
+  for (unsigned s = 0; s < n; ++s) mbar_init(smem_addr(&bars[s]), 1);
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  unsigned long long total = 0;
+  size_t k = sm * 7;
+  for (unsigned r = 0; r < reps; ++r) {
+    unsigned long long c0 = clock64();
+    for (unsigned s = 0; s < n; ++s) {
+      unsigned bar = smem_addr(&bars[s]);
+      mbar_expect(bar, chunk);
+      int c = int((k % 16) * 64), row = int(((k / 16) % 64) * 128);
+      asm volatile(
+          "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+          " [%0], [%1, {%2, %3}], [%4];" ::"r"(base + s * chunk),
+          "l"(&tmap), "r"(c), "r"(row), "r"(bar)
+          : "memory");
+      ++k;
+    }
+    for (unsigned s = 0; s < n; ++s) mbar_wait(smem_addr(&bars[s]), r & 1);
+    total += clock64() - c0;
+  }
+  out[sm] = {n, total / reps, 0, 0};
 }
 
 // One warp per CTA; lane 0 issues, the whole warp waits and joins the cluster barrier.
@@ -527,8 +564,25 @@ typedef CUresult (*EncodeTiled)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, v
                                 const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
+static CUtensorMap tensor_map(const char* buf, unsigned box_rows);
+
 static void run_tma2d(const char* buf, unsigned box_rows, unsigned stages, unsigned active,
                       unsigned issuers) {
+  const CUtensorMap map = tensor_map(buf, box_rows);
+  const size_t chunk = size_t(box_rows) * 128;
+  char name[64];
+  std::snprintf(name, sizeof name, "tma2d_w%u", issuers);
+  for (int warm = 1; warm >= 0; --warm) {
+    unsigned long long pb =
+        warm ? std::max<size_t>((16u << 20) / active, chunk * stages) : 128ull << 20;
+    tma2d_kernel<<<g_sms, 32 * issuers, kSmem>>>(map, box_rows, stages, active, pb, g_out);
+    Summary s = summarize(fetch(g_sms));
+    if (!warm) report(name, 16u << 20, unsigned(chunk), stages, active, s);
+  }
+}
+
+/// An 8192 x 1024 bf16 tensor map over `buf`, boxes of 64 x box_rows, 128-byte swizzle.
+static CUtensorMap tensor_map(const char* buf, unsigned box_rows) {
   static EncodeTiled encode = nullptr;
   if (!encode) {
     cudaDriverEntryPointQueryResult q;
@@ -551,16 +605,26 @@ static void run_tma2d(const char* buf, unsigned box_rows, unsigned stages, unsig
     std::fprintf(stderr, "cuTensorMapEncodeTiled failed: %d\n", int(r));
     std::exit(1);
   }
-  const size_t chunk = size_t(box_rows) * 128;
-  char name[64];
-  std::snprintf(name, sizeof name, "tma2d_w%u", issuers);
-  for (int warm = 1; warm >= 0; --warm) {
-    unsigned long long pb =
-        warm ? std::max<size_t>((16u << 20) / active, chunk * stages) : 128ull << 20;
-    tma2d_kernel<<<g_sms, 32 * issuers, kSmem>>>(map, box_rows, stages, active, pb, g_out);
-    Summary s = summarize(fetch(g_sms));
-    if (!warm) report(name, 16u << 20, unsigned(chunk), stages, active, s);
-  }
+  return map;
+}
+
+// Round 9: cycles for a batch of n copies issued back to back, 1 SM and every SM.
+static void round9(const char* buf) {
+  CHECK(cudaFuncSetAttribute(tma2d_batch_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             kSmem));
+  const CUtensorMap map = tensor_map(buf, 128);
+  std::printf("batch2d,copies,active_sms,mean_cycles_per_batch_sm0,mean_over_sms\n");
+  for (unsigned a : {1u, unsigned(g_sms)})
+    for (unsigned n : {1u, 2u, 4u, 8u, 12u}) {
+      tma2d_batch_kernel<<<g_sms, 32, kSmem>>>(map, n, 2, a, g_out);  // warm
+      fetch(g_sms);
+      tma2d_batch_kernel<<<g_sms, 32, kSmem>>>(map, n, 20, a, g_out);
+      std::vector<Stamp> st = fetch(g_sms);
+      double sum = 0;
+      for (unsigned b = 0; b < a; ++b) sum += double(st[b].cycles);
+      std::printf("batch2d,%u,%u,%llu,%.0f\n", n, a, st[0].cycles, sum / a);
+      std::fflush(stdout);
+    }
 }
 
 // Round 8: GEMM-like 2D tensor copies from one issuing thread, and from 4 warps.
@@ -623,7 +687,7 @@ int main(int argc, char** argv) {
   const std::string round = argc > 1 ? argv[1] : "";
   if (round == "round2" || round == "round3" || round == "round4" ||
       round == "round5" || round == "round6" || round == "round7" ||
-      round == "round8") {
+      round == "round8" || round == "round9") {
     if (round == "round2") round2(buf, l2fp);
     if (round == "round3") round3(buf, l2fp);
     if (round == "round4") round4(buf, l2fp);
@@ -631,6 +695,7 @@ int main(int argc, char** argv) {
     if (round == "round6") round6(buf, l2fp);
     if (round == "round7") round7(buf, l2fp);
     if (round == "round8") round8(buf);
+    if (round == "round9") round9(buf);
     CHECK(cudaFree(buf));
     return 0;
   }

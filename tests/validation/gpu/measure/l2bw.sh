@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Runs l2bw.cu (L2 bandwidth by load path, active SM count and TMA multicast) on the GPU this
-# runs on, with the clocks nvidia-smi reports every 200 ms. Usage: l2bw.sh OUTDIR [round2|...|round8]
-# (round2: TMA issue variants; round3: the LD path's ceiling; round4: by %smid; round5: by chunk pattern; round6: per SM; round7: TMA, spinning wait; round8: 2D tensor TMA; README.md "L2 bandwidth by path")
+# runs on, with the clocks nvidia-smi reports every 200 ms. Usage: l2bw.sh OUTDIR [roundN]
+# Rounds (tests/validation/gpu/README.md, "L2 bandwidth by path and by active SMs"): none, the
+# first; round2 TMA issue variants; round3 the LD path's ceiling; round4 SMs chosen by %smid;
+# round5 chunk patterns; round6 each SM's rate; round7 TMA with a spinning wait; round8 2D tensor
+# TMA; round9 one batch of 2D copies (prepared 2026-11-28, not yet run on a GPU).
 set -u
-out=${1:?usage: l2bw.sh OUTDIR [round2]}
+out=${1:?usage: l2bw.sh OUTDIR [roundN]}
 round=${2:-}
 name=l2bw${round:+_$round}
 here=$(cd "$(dirname "$0")" && pwd)
