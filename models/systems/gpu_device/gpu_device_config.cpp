@@ -52,9 +52,9 @@ double GpuDeviceConfig::cycles(Picoseconds ps) const {
 }
 
 double GpuDeviceConfig::l2_bytes_per_cycle() const {
-  return static_cast<double>(std::min({l2.slices() * l2.slice_bandwidth,
-                                       l2.partitions * l2.xbar_bandwidth,
-                                       static_cast<std::int64_t>(sms) * l2.port_bandwidth}));
+  return static_cast<double>(
+      std::min({l2.slices() * l2.slice_bandwidth, l2.partitions * l2.xbar_bandwidth,
+                static_cast<std::int64_t>(sms) * l2.port_bandwidth}));
 }
 
 double GpuDeviceConfig::hbm_bytes_per_cycle() const {

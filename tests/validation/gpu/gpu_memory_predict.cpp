@@ -147,79 +147,74 @@ double predict_stream(const GpuDeviceConfig& d, StreamKernel k, std::uint64_t ar
   return static_cast<double>(array) * (k.reads + k.writes) / seconds;
 }
 
-double predict_l2_read(const GpuDeviceConfig& d, std::uint64_t footprint, int passes) {
+namespace {
+
+/// `sms` ports (partitions 0, 1, 0, ...) each issuing 512-byte warp loads at the addresses
+/// `next(sm, addr)` gives (false when the SM is done), at most `in_flight` outstanding: a new one
+/// issues as the oldest returns. The footprint is written into the L2 first. Returns the time
+/// from the first issue to the last load's data, in picoseconds.
+template <typename Next>
+double stream_loads(const GpuDeviceConfig& d, std::uint64_t sms, std::uint64_t footprint,
+                    std::size_t in_flight, Next next) {
   L2Timing l2(d.l2);
-  const auto sms = static_cast<std::uint64_t>(d.sms);
   std::vector<std::uint32_t> ports;
   for (std::uint64_t s = 0; s < sms; ++s)
     ports.push_back(l2.add_port(static_cast<std::uint32_t>(s % d.l2.partitions)));
   const double t0 = warm_l2(l2, ports[0], footprint);
-  std::vector<WarpLoads> loads;
-  std::vector<MinHeap> in_flight(sms);
+  std::vector<MinHeap> pending(sms);
   using Ready = std::pair<double, std::uint64_t>;  // time the SM may issue, SM
   std::priority_queue<Ready, std::vector<Ready>, std::greater<>> ready;
-  for (std::uint64_t s = 0; s < sms; ++s) {
-    loads.emplace_back(s, sms, footprint, passes);
-    ready.push({t0, s});
-  }
+  for (std::uint64_t s = 0; s < sms; ++s) ready.push({t0, s});
   double last = t0;
   std::uint64_t addr = 0;
   while (!ready.empty()) {
     const auto [t, s] = ready.top();
     ready.pop();
-    if (!loads[s].next(addr)) continue;
-    const auto acc = l2.access(ports[s], DmaDescriptor::linear(addr, kWarpLoad), false, t);
-    if (!acc.settled) throw std::logic_error("an L2-resident read missed");
-    last = std::max(last, acc.done_ps);
-    in_flight[s].push(acc.done_ps);
-    double next = t;
-    if (in_flight[s].size() >= kLoadsInFlight) {
-      next = in_flight[s].top();
-      in_flight[s].pop();
-    }
-    ready.push({next, s});
-  }
-  return static_cast<double>(footprint) * passes / ((last - t0) * 1e-12);
-}
-
-double predict_l2_ceiling(const GpuDeviceConfig& d, int active, std::uint64_t footprint,
-                          std::uint64_t bytes_per_sm, int in_flight) {
-  L2Timing l2(d.l2);
-  const auto n = static_cast<std::uint64_t>(active);
-  std::vector<std::uint32_t> ports;
-  for (std::uint64_t s = 0; s < n; ++s)
-    ports.push_back(l2.add_port(static_cast<std::uint32_t>(s % d.l2.partitions)));
-  const double t0 = warm_l2(l2, ports[0], footprint);
-  // l2bw's chunks: one iteration of a block's loop, 1024 threads x 8 float4 loads; SM s reads
-  // chunks s, s + n, s + 2n, ... (mod the footprint's chunks), each as 256 warp loads.
-  constexpr std::uint64_t kChunk = 1024 * 8 * 16;
-  const std::uint64_t chunks = footprint / kChunk;
-  const std::uint64_t loads = bytes_per_sm / kWarpLoad;
-  std::vector<std::uint64_t> issued(n, 0);
-  std::vector<MinHeap> pending(n);
-  using Ready = std::pair<double, std::uint64_t>;  // time the SM may issue, SM
-  std::priority_queue<Ready, std::vector<Ready>, std::greater<>> ready;
-  for (std::uint64_t s = 0; s < n; ++s) ready.push({t0, s});
-  double last = t0;
-  while (!ready.empty()) {
-    const auto [t, s] = ready.top();
-    ready.pop();
-    const std::uint64_t i = issued[s]++;
-    const std::uint64_t chunk = (s + (i / (kChunk / kWarpLoad)) * n) % chunks;
-    const std::uint64_t addr = chunk * kChunk + (i % (kChunk / kWarpLoad)) * kWarpLoad;
+    if (!next(s, addr)) continue;
     const auto acc = l2.access(ports[s], DmaDescriptor::linear(addr, kWarpLoad), false, t);
     if (!acc.settled) throw std::logic_error("an L2-resident read missed");
     last = std::max(last, acc.done_ps);
     pending[s].push(acc.done_ps);
-    if (issued[s] == loads) continue;
-    double next = t;
-    if (pending[s].size() >= static_cast<std::size_t>(in_flight)) {
-      next = pending[s].top();
+    double at = t;
+    if (pending[s].size() >= in_flight) {
+      at = pending[s].top();
       pending[s].pop();
     }
-    ready.push({next, s});
+    ready.push({at, s});
   }
-  return static_cast<double>(bytes_per_sm * n) / ((last - t0) * 1e-12);
+  return last - t0;
+}
+
+}  // namespace
+
+double predict_l2_read(const GpuDeviceConfig& d, std::uint64_t footprint, int passes) {
+  const auto sms = static_cast<std::uint64_t>(d.sms);
+  std::vector<WarpLoads> loads;
+  for (std::uint64_t s = 0; s < sms; ++s) loads.emplace_back(s, sms, footprint, passes);
+  const double ps =
+      stream_loads(d, sms, footprint, kLoadsInFlight,
+                   [&](std::uint64_t s, std::uint64_t& a) { return loads[s].next(a); });
+  return static_cast<double>(footprint) * passes / (ps * 1e-12);
+}
+
+double predict_l2_ceiling(const GpuDeviceConfig& d, int active, std::uint64_t footprint,
+                          std::uint64_t bytes_per_sm, int in_flight) {
+  const auto n = static_cast<std::uint64_t>(active);
+  // l2bw's chunks: one iteration of a block's loop, 1024 threads x 8 float4 loads; SM s reads
+  // chunks s, s + n, s + 2n, ... (mod the footprint's chunks), each as 256 warp loads.
+  constexpr std::uint64_t kChunk = 1024 * 8 * 16;
+  constexpr std::uint64_t kPerChunk = kChunk / kWarpLoad;
+  const std::uint64_t chunks = footprint / kChunk;
+  const std::uint64_t loads = bytes_per_sm / kWarpLoad;
+  std::vector<std::uint64_t> issued(n, 0);
+  const double ps = stream_loads(
+      d, n, footprint, static_cast<std::size_t>(in_flight), [&](std::uint64_t s, std::uint64_t& a) {
+        if (issued[s] == loads) return false;
+        const std::uint64_t i = issued[s]++;
+        a = (s + (i / kPerChunk) * n) % chunks * kChunk + (i % kPerChunk) * kWarpLoad;
+        return true;
+      });
+  return static_cast<double>(bytes_per_sm * n) / (ps * 1e-12);
 }
 
 ChaseLatency predict_chase(const GpuDeviceConfig& d, std::uint64_t footprint, int hops, bool warm) {

@@ -40,12 +40,12 @@ const std::vector<Compared>& compared() {
   static const std::vector<Compared> rows = [] {
     const auto d = test::load_gpu_device("h200_sxm.yaml");
     std::vector<Compared> out;
-    std::printf("\n| active SMs | chosen by %%smid | measured GB/s | simulated GB/s | error |\n"
-                "|---|---|---|---|---|\n");
+    std::printf(
+        "\n| active SMs | chosen by %%smid | measured GB/s | simulated GB/s | error |\n"
+        "|---|---|---|---|---|\n");
     for (const auto& r : load_l2bw("h200_l2bw_round4_run1")) {
       if (r.path.rfind("ld_smid_", 0) != 0) continue;
-      const double sim =
-          predict_l2_ceiling(d, r.active, r.footprint, kBytesPerSm, kLoadsInFlight);
+      const double sim = predict_l2_ceiling(d, r.active, r.footprint, kBytesPerSm, kLoadsInFlight);
       const double err = sim / (r.gbytes_per_s * 1e9) - 1;
       const bool cal = is_calibration(r.active, d.sms);
       std::printf("| %d | %s | %.0f | %.0f | %+.1f%%%s |\n", r.active, r.path.substr(8).c_str(),

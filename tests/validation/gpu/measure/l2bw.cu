@@ -27,16 +27,9 @@
 #include <string>
 #include <vector>
 
-namespace cg = cooperative_groups;
+#include "cuda_check.h"
 
-#define CHECK(x)                                                                          \
-  do {                                                                                    \
-    cudaError_t e_ = (x);                                                                 \
-    if (e_ != cudaSuccess) {                                                              \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));     \
-      std::exit(1);                                                                       \
-    }                                                                                     \
-  } while (0)
+namespace cg = cooperative_groups;
 
 struct Stamp {
   unsigned long long bytes, cycles, t0, t1;
@@ -141,7 +134,6 @@ __global__ void tma_kernel(const char* p, size_t chunks, unsigned chunk, unsigne
   out[sm] = {n * chunk, c1 - c0, t0, t1};
 }
 
-
 // Variants of tma_kernel for round 2: `alive` keeps the warp's other lanes (they wait at the end);
 // `split` issues each stage as that many copies on one barrier; `batch` issues all stages, then
 // waits for all (rounds); `issuers` warps each run their own ring of stages/issuers stages.
@@ -190,7 +182,6 @@ __global__ void tma_var_kernel(const char* p, size_t chunks, unsigned chunk, uns
   if (threadIdx.x == 0) out[sm] = {n * chunk * issuers, c1 - c0, t0, t1};
 }
 
-
 // Round 4: ld_kernel's loads on SMs chosen by %smid (smid % every == 0 and smid < below), to see
 // whether SMs share a link to the L2 (TPC: SM pairs; GPC: groups of about 16-18).
 // Round 5: the same loads on blocks < below (by_block), chunk k = block + step * i (step 0: the
@@ -224,7 +215,6 @@ __global__ void ld_smid_kernel(const float4* p, size_t chunks, unsigned every, u
   if (acc == 12345.678f) *sink = acc;
   if (threadIdx.x == 0) out[blockIdx.x] = {n * per_chunk4 * 16, c1 - c0, t0, t1};
 }
-
 
 // Round 8: 2D tensor copies (cp.async.bulk.tensor.2d through a tensor map, 128-byte swizzle) of
 // box_rows x 64 bf16 tiles from an 8192 x 1024 bf16 array (16 MiB), as GEMM kernels load tiles;
@@ -269,7 +259,6 @@ __global__ void tma2d_kernel(const __grid_constant__ CUtensorMap tmap, unsigned 
   unsigned long long c1 = clock64(), t1 = gtimer();
   if (threadIdx.x == 0) out[sm] = {n * chunk * issuers, c1 - c0, t0, t1};
 }
-
 
 // Round 9: one thread issues n 2D copies (16 KiB boxes) back to back, each on its own mbarrier,
 // then waits for all: cycles per batch, averaged over `reps` batches (as a kernel whose stages
@@ -418,19 +407,27 @@ static void run_tma(const char* buf, size_t footprint, unsigned chunk, unsigned 
   }
 }
 
-static void run_cluster(const char* buf, size_t footprint, unsigned chunk, unsigned stages,
-                        unsigned clusters, int mcast, int max_clusters) {
+/// A launch of `grid` blocks of 32 threads in 2-CTA clusters with kSmem of shared memory each;
+/// `attr` (the cluster shape) must outlive the returned config.
+static cudaLaunchConfig_t pair_clusters(unsigned grid, cudaLaunchAttribute& attr) {
   cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(2 * max_clusters);
+  cfg.gridDim = dim3(grid);
   cfg.blockDim = dim3(32);
   cfg.dynamicSmemBytes = kSmem;
-  cudaLaunchAttribute attr{};
+  attr = {};
   attr.id = cudaLaunchAttributeClusterDimension;
   attr.val.clusterDim.x = 2;
   attr.val.clusterDim.y = 1;
   attr.val.clusterDim.z = 1;
   cfg.attrs = &attr;
   cfg.numAttrs = 1;
+  return cfg;
+}
+
+static void run_cluster(const char* buf, size_t footprint, unsigned chunk, unsigned stages,
+                        unsigned clusters, int mcast, int max_clusters) {
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = pair_clusters(2 * max_clusters, attr);
   unsigned long long per_block = 128ull << 20;
   for (int warm = 1; warm >= 0; --warm) {
     unsigned long long pb =
@@ -441,7 +438,6 @@ static void run_cluster(const char* buf, size_t footprint, unsigned chunk, unsig
     if (!warm) report(mcast ? "clus_mcast" : "clus_ucast", footprint, chunk, stages, 2 * clusters, s);
   }
 }
-
 
 static void run_tma_var(const char* buf, size_t footprint, unsigned chunk, unsigned stages,
                         unsigned active, int alive, unsigned split, int batch, unsigned issuers,
@@ -667,17 +663,8 @@ int main(int argc, char** argv) {
 
   int max_clusters = 0;
   {
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(2 * (g_sms / 2));
-    cfg.blockDim = dim3(32);
-    cfg.dynamicSmemBytes = kSmem;
-    cudaLaunchAttribute attr{};
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = 2;
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg = pair_clusters(2 * (g_sms / 2), attr);
     CHECK(cudaOccupancyMaxActiveClusters(&max_clusters, cluster_kernel, &cfg));
   }
   std::printf("max_active_2cta_clusters,%d\n", max_clusters);

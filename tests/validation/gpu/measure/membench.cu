@@ -13,14 +13,7 @@
 #include <random>
 #include <vector>
 
-#define CHECK(x)                                                                 \
-  do {                                                                           \
-    cudaError_t e_ = (x);                                                        \
-    if (e_ != cudaSuccess) {                                                     \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                              \
-    }                                                                            \
-  } while (0)
+#include "cuda_check.h"
 
 __device__ __forceinline__ uint32_t load_ca(const uint32_t* p) {
   uint32_t v;
