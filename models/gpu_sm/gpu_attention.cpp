@@ -11,6 +11,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "models/gpu_sm/ptx_shapes.h"
 #include "sim/core/error.h"
 
 namespace systole::models {
@@ -400,7 +401,11 @@ class Fa2 : public Engine {
     Pipes& p = pipes(sm);
     const std::int64_t s = w.sec, n = c.w->n_blocks;
     u64 u = std::max(t, p.sched);  // issue cursor: the next instruction's cycle
+    // A warp's cp.async writes take its share of the banks, as its ldmatrix reads do (README,
+    // "cp.async fills share the data pipe").
+    auto fill = [&](std::int64_t copies) { sp_.smem(p, u, copies * ptx::kCpAsyncWarpBytes); };
     if (s == 0) {
+      fill(s_.cp_q + s_.cp_kv);
       copied(sm, slot, 0, u + static_cast<u64>(s_.cp_q) - 1);
       u += static_cast<u64>(s_.cp_q + s_.cp_kv);
       copied(sm, slot, 1, u - 1);
@@ -411,11 +416,13 @@ class Fa2 : public Engine {
     } else {
       const std::int64_t j = (s - 1) / 2;
       if (s % 2 == 1) {  // A_j: V_j's copies, S = Q K_j^T
+        fill(s_.cp_kv);
         u += static_cast<u64>(s_.cp_kv);
         copied(sm, slot, 2 * j + 2, u - 1);
         std::tie(u, w.acc) = sp_.mma_gemm(p, u, s_.qk_steps, s_.qk_ldm, s_.qk_mma, s_.qk_ii);
       } else {  // B_j: K_j+1's copies, softmax, O += P V_j
         if (j + 1 < n) {
+          fill(s_.cp_kv);
           u += static_cast<u64>(s_.cp_kv);
           copied(sm, slot, 2 * j + 3, u - 1);
         }

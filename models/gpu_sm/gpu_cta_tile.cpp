@@ -121,6 +121,8 @@ MainloopShape mainloop_shape(const GpuSmConfig& c, const GemmCtaTile& t) {
   }
   // Each sub-partition has an equal share of the banks (see README: shared-memory port).
   s.ldm_cycles = ceil_div(kLdmatrixBytes * sps, c.smem_bytes_per_clock());
+  if (t.copy == CopyEngine::kCpAsync)
+    s.cp_smem_cycles = ceil_div(kCpAsyncWarpBytes * sps, c.smem_bytes_per_clock());
   const std::int64_t convert = t.out_bytes < 4 ? ceil_div(s.acc_per_thread, 2) : 0;
   s.ep_fp32 = s.acc_per_thread * t.epilogue_fp32_ops + convert;
   s.ep_sfu = s.acc_per_thread * t.epilogue_sfu_ops;

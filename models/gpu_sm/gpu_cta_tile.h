@@ -74,6 +74,10 @@ struct MainloopShape {
   std::int64_t mma_per_step = 0;  ///< mma.sync per warp per k-step; wgmma: per warp per k-step
   std::int64_t mma_ii = 0;        ///< tensor-pipe cycles of one instruction on a sub-partition
   std::int64_t ldm_cycles = 0;    ///< bank cycles of one ldmatrix.x4 on a sub-partition's share
+  /// Bank cycles of one cp.async (LDGSTS) warp instruction's shared-memory writes on the same
+  /// share: its data lands through the L1TEX data pipe that serves ldmatrix (README, "cp.async
+  /// fills share the data pipe"); 0 for TMA, which writes through the async proxy.
+  std::int64_t cp_smem_cycles = 0;
   std::int64_t acc_per_thread = 0;
   std::int64_t ep_fp32 = 0, ep_sfu = 0, ep_st = 0;  ///< epilogue instructions per warp
   std::int64_t fp32_cycles = 0, sfu_cycles = 0;     ///< pipe cycles of one warp instruction

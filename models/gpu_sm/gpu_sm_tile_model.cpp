@@ -90,7 +90,8 @@ class GpuSmTileStepper::Fast {
   /// Makes sure sub-partition p looks for a section to start no later than t.
   void wake(int sm, std::int64_t p, u64 t);
   u64 execute(int sm, SpT& sp, CtaT& c, WarpT& w, u64 t0);
-  u64 prologue(int sm, CtaT& c, u64 t0);
+  u64 prologue(int sm, SpT& sp, CtaT& c, u64 t0);
+  void copy_banks(SpT& sp, u64 t, u64 n) const;
   u64 main_ktile(int sm, SpT& sp, CtaT& c, WarpT& w, std::int64_t kt, u64 t0);
   u64 wgmma_group(int sm, SpT& sp, WarpT& w, const CtaT& c, std::int64_t kt, u64 t0);
   u64 epilogue(int sm, SpT& sp, CtaT& c, u64 t0);
@@ -329,7 +330,7 @@ u64 GpuSmTileStepper::Fast::execute(int sm, SpT& sp, CtaT& c, WarpT& w, u64 t0) 
   const auto [kind, kt] = section_of(c, w);
   switch (kind) {
     case Kind::kPrologue:
-      return prologue(sm, c, t0);
+      return prologue(sm, sp, c, t0);
     case Kind::kMain:
       return main_ktile(sm, sp, c, w, kt, t0);
     case Kind::kEpilogue:
@@ -358,9 +359,18 @@ void GpuSmTileStepper::Fast::copy_issued(int sm, CtaT& c, std::int64_t kt, u64 t
   if (++c.cp_count[k] == s_.compute_warps) push(c.cp_last[k], 2, sm, c.slot, false, kt);
 }
 
-u64 GpuSmTileStepper::Fast::prologue(int sm, CtaT& c, u64 t0) {
+// n cp.async issued on consecutive cycles from t: each takes the bank share for
+// cp_smem_cycles (>= 1) from the later of its issue and the share's last reservation, so the
+// run ends n x cp_smem_cycles after the first one's start (as the reference reserves them).
+void GpuSmTileStepper::Fast::copy_banks(SpT& sp, u64 t, u64 n) const {
+  if (n == 0 || s_.cp_smem_cycles == 0) return;
+  sp.smem_free = std::max(t, sp.smem_free) + n * static_cast<u64>(s_.cp_smem_cycles);
+}
+
+u64 GpuSmTileStepper::Fast::prologue(int sm, SpT& sp, CtaT& c, u64 t0) {
   const auto n = static_cast<u64>(s_.cp_per_warp);
   const std::int64_t tiles = std::min(s_.stages - 1, c.kts);
+  copy_banks(sp, t0, static_cast<u64>(tiles) * n);
   for (std::int64_t kt = 0; kt < tiles; ++kt)
     copy_issued(sm, c, kt, t0 + static_cast<u64>(kt + 1) * n - 1);
   const u64 bar = t0 + static_cast<u64>(tiles) * n;
@@ -403,6 +413,14 @@ u64 GpuSmTileStepper::Fast::main_ktile(int sm, SpT& sp, CtaT& c, WarpT& w, std::
     sp.pipe_free = first + m * ii;
     const u64 last_mma = first + (m - 1) * ii;
     u64 last = last_mma;
+    if (ncopy > 0 && s_.cp_smem_cycles) {
+      // Copy j issues right after mma j (j < m), the rest back to back after the last mma.
+      const auto cyc_cp = static_cast<u64>(s_.cp_smem_cycles);
+      for (u64 j = 0; j < ncopy; ++j) {
+        const u64 tj = j < m ? first + j * ii + 1 : last_mma + 2 + (j - m);
+        sp.smem_free = std::max(tj, sp.smem_free) + cyc_cp;
+      }
+    }
     if (ncopy > 0) {
       last = ncopy <= m ? first + (ncopy - 1) * ii + 1 : last_mma + 1 + (ncopy - m);
       last = std::max(last, last_mma);
@@ -419,6 +437,7 @@ u64 GpuSmTileStepper::Fast::main_ktile(int sm, SpT& sp, CtaT& c, WarpT& w, std::
     if (w.pending < 0) {
       // The first k-tile: its copies and first fragment set issue back to back.
       if (copies) copy_issued(sm, c, kt + s_.stages - 1, u + ncp - 1);
+      copy_banks(sp, u, ncp);
       u += ncp;
       load(buf);
     } else {

@@ -228,6 +228,11 @@ bool Engine::issue(int sm, SubPartition& sp, Cta& c, size_t wi, std::uint64_t t)
   switch (x.op) {
     case WarpOp::kCpAsync:
     case WarpOp::kTma:
+      // cp.async's shared-memory writes take the sub-partition's bank share as ldmatrix does
+      // (reserved at issue, in program order; TMA's cp_smem_cycles are 0).
+      if (shape_.cp_smem_cycles)
+        sp.smem_free =
+            std::max(t, sp.smem_free) + static_cast<std::uint64_t>(shape_.cp_smem_cycles);
       ++act.copies;
       if (x.last && (x.op == WarpOp::kTma || ++c.cp_count[kt] == shape_.compute_warps))
         pending_.push_back({sm, c.slot, x.kt, false});

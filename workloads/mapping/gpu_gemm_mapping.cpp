@@ -111,13 +111,16 @@ std::int64_t mma_sync_regs(const models::MainloopShape& s) {
 }
 
 /// Main-loop efficiency of mma.sync: per k-step, each sub-partition's tensor cycles over the
-/// largest of tensor, shared-memory (ldmatrix) and issue cycles (models/gpu_sm README rules 3-5).
+/// largest of tensor, shared-memory (ldmatrix reads and cp.async writes) and issue cycles
+/// (models/gpu_sm README rules 3-5).
 double mma_sync_efficiency(const models::GpuSmConfig& sm, const models::MainloopShape& s) {
   const double warps_sp =
       std::ceil(static_cast<double>(s.compute_warps) / static_cast<double>(sm.sub_partitions));
   const double tensor = warps_sp * static_cast<double>(s.mma_per_step * s.mma_ii);
-  const double smem = warps_sp * static_cast<double>(s.ldm_per_step * s.ldm_cycles);
   const double steps_per_tile = static_cast<double>(s.bk / s.k_instr);
+  const double smem =
+      warps_sp * (static_cast<double>(s.ldm_per_step * s.ldm_cycles) +
+                  static_cast<double>(s.cp_per_warp * s.cp_smem_cycles) / steps_per_tile);
   const double issue = warps_sp * (static_cast<double>(s.mma_per_step + s.ldm_per_step) +
                                    static_cast<double>(s.cp_per_warp) / steps_per_tile);
   return tensor / std::max({tensor, smem, issue});

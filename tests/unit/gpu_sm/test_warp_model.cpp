@@ -212,3 +212,30 @@ TEST_CASE("compute-bound main loops keep the tensor pipes busy", "[gpu_sm][bound
   CHECK(busy(a100_sxm4_sm(), a) >= 0.93);
   CHECK(busy(h100_sxm5_sm(), h) >= 0.90);
 }
+
+TEST_CASE("cp.async fills share the bank share with ldmatrix (A100 multistage)",
+          "[gpu_sm][bounds]") {
+  // README rule 4, "cp.async fills share the data pipe". Per sub-partition and k-tile (k32):
+  // a 64x64 CTA with 32x32 warp tiles needs 128 tensor cycles, 128 bank cycles of ldmatrix
+  // and 64 of cp.async writes, so the banks bound it at 128 / 192 = 2/3 of the tensor rate;
+  // a 128x128 CTA (64x64 warp tiles: 512 tensor, 256 + 64 bank cycles) stays tensor-bound.
+  // Both models must give it (they are equal on every case); bounds stated before running.
+  const auto busy = [](std::int64_t b) {
+    GemmLaunch l;
+    l.tile.bm = l.tile.bn = b;
+    l.tile.bk = 32;
+    l.tile.stages = 3;
+    l.per_sm.assign(1, {});
+    for (std::int64_t id = 0; id < 4; ++id)
+      l.per_sm[0].push_back(CtaWork{id, 0, b * id, b, b, 0, 4096});
+    LatencyBandwidthPort p1(1, 256, 0, 500), p2(1, 256, 0, 500);
+    const GemmRun fast = GpuSmTileModel(a100_sxm4_sm(), p1).run(l);
+    const GemmRun ref = GpuSmWarpModel(a100_sxm4_sm(), p2).run(l);
+    CHECK(fast.cycles == ref.cycles);
+    return static_cast<double>(fast.sms[0].tensor_busy) / (4.0 * static_cast<double>(fast.cycles));
+  };
+  const double small = busy(64), large = busy(128);
+  CHECK(small <= 0.667 + 1e-9);
+  CHECK(small >= 0.60);
+  CHECK(large >= 0.93);
+}
