@@ -15,7 +15,8 @@
 // Later rounds (l2bw.sh lists them) add: tmav (issue variants), tma2d (2D tensor copies through
 // a tensor map), ld_smid (SMs chosen by %smid, per-SM rates) and a batch timer (round 9).
 // Written for this project (method: TMA/bulk-copy PTX as in the PTX ISA manual, sections on
-// cp.async.bulk and mbarrier); no code taken from elsewhere.
+// cp.async.bulk and mbarrier); no code taken from elsewhere. The helpers it shares with
+// smemfill.cu are in ptx_async.cuh.
 #include <cooperative_groups.h>
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "ptx_async.cuh"
 
 namespace cg = cooperative_groups;
 
@@ -40,37 +42,12 @@ __device__ __forceinline__ unsigned long long gtimer() {
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
 }
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return unsigned(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count));
-}
-__device__ __forceinline__ void mbar_expect(unsigned bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
-               : "memory");
-}
-__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
-  asm volatile(
-      "{\n .reg .pred p;\n W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
-      " @!p bra W;\n}\n" ::"r"(bar),
-      "r"(parity)
-      : "memory");
-}
 // The same wait with mbarrier.test_wait (never suspends: the thread spins), for round 7.
 __device__ __forceinline__ void mbar_spin(unsigned bar, unsigned parity) {
   asm volatile(
       "{\n .reg .pred p;\n S: mbarrier.test_wait.parity.shared::cta.b64 p, [%0], %1;\n"
       " @!p bra S;\n}\n" ::"r"(bar),
       "r"(parity)
-      : "memory");
-}
-__device__ __forceinline__ void bulk_copy(unsigned dst, const void* src, unsigned bytes,
-                                          unsigned bar) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
-          "r"(dst),
-      "l"(src), "r"(bytes), "r"(bar)
       : "memory");
 }
 __device__ __forceinline__ void bulk_copy_mcast(unsigned dst, const void* src, unsigned bytes,
