@@ -37,13 +37,18 @@ struct CtaRecord {
   }
 };
 
-/// Instructions issued and tensor-pipe busy cycles of one SM (all sub-partitions).
+/// Instructions issued and tensor-pipe and shared-memory busy cycles of one SM (all
+/// sub-partitions).
 struct SmActivity {
   std::uint64_t instructions = 0, mma = 0, ldmatrix = 0, copies = 0, fp32 = 0, sfu = 0;
   std::uint64_t tensor_busy = 0;  ///< sum over sub-partitions of tensor-pipe occupied cycles
+  /// Sum over sub-partitions of their bank share's occupied cycles: ldmatrix reads and cp.async
+  /// writes (README rule 4).
+  std::uint64_t smem_busy = 0;
   bool operator==(const SmActivity& o) const {
     return instructions == o.instructions && mma == o.mma && ldmatrix == o.ldmatrix &&
-           copies == o.copies && fp32 == o.fp32 && sfu == o.sfu && tensor_busy == o.tensor_busy;
+           copies == o.copies && fp32 == o.fp32 && sfu == o.sfu && tensor_busy == o.tensor_busy &&
+           smem_busy == o.smem_busy;
   }
 };
 

@@ -21,6 +21,10 @@ void declare_gpu_sm_stats(stats::StatGroup& g, SmActivitySource src, std::int64_
   count("sfu_instructions", "", "epilogue instructions on the SFUs", &SmActivity::sfu);
   count("tensor_busy_cycles", "cycles", "tensor-pipe occupied cycles, summed over sub-partitions",
         &SmActivity::tensor_busy);
+  count("smem_busy_cycles", "cycles",
+        "shared-memory bank-share occupied cycles (ldmatrix reads, cp.async writes), summed over "
+        "sub-partitions",
+        &SmActivity::smem_busy);
   const auto per_pipe = [src, sub_partitions](std::uint64_t SmActivity::*field) {
     return [src, sub_partitions, field](std::size_t) -> stats::Cell {
       const auto span = static_cast<double>(src.cycles()) * static_cast<double>(sub_partitions);
@@ -30,6 +34,9 @@ void declare_gpu_sm_stats(stats::StatGroup& g, SmActivitySource src, std::int64_
   g.formula({"tensor_utilization", "", "tensor_busy_cycles / (sub-partitions x cycles)",
              ColumnType::kFloat, StatScope::kRunOnly},
             per_pipe(&SmActivity::tensor_busy));
+  g.formula({"smem_utilization", "", "smem_busy_cycles / (sub-partitions x cycles)",
+             ColumnType::kFloat, StatScope::kRunOnly},
+            per_pipe(&SmActivity::smem_busy));
   g.formula({"issue_utilization", "", "instructions / (sub-partitions x cycles)",
              ColumnType::kFloat, StatScope::kRunOnly},
             per_pipe(&SmActivity::instructions));

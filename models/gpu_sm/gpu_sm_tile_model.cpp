@@ -91,7 +91,7 @@ class GpuSmTileStepper::Fast {
   void wake(int sm, std::int64_t p, u64 t);
   u64 execute(int sm, SpT& sp, CtaT& c, WarpT& w, u64 t0);
   u64 prologue(int sm, SpT& sp, CtaT& c, u64 t0);
-  void copy_banks(SpT& sp, u64 t, u64 n) const;
+  void copy_banks(int sm, SpT& sp, u64 t, u64 n);
   u64 main_ktile(int sm, SpT& sp, CtaT& c, WarpT& w, std::int64_t kt, u64 t0);
   u64 wgmma_group(int sm, SpT& sp, WarpT& w, const CtaT& c, std::int64_t kt, u64 t0);
   u64 epilogue(int sm, SpT& sp, CtaT& c, u64 t0);
@@ -362,15 +362,16 @@ void GpuSmTileStepper::Fast::copy_issued(int sm, CtaT& c, std::int64_t kt, u64 t
 // n cp.async issued on consecutive cycles from t: each takes the bank share for
 // cp_smem_cycles (>= 1) from the later of its issue and the share's last reservation, so the
 // run ends n x cp_smem_cycles after the first one's start (as the reference reserves them).
-void GpuSmTileStepper::Fast::copy_banks(SpT& sp, u64 t, u64 n) const {
+void GpuSmTileStepper::Fast::copy_banks(int sm, SpT& sp, u64 t, u64 n) {
   if (n == 0 || s_.cp_smem_cycles == 0) return;
   sp.smem_free = std::max(t, sp.smem_free) + n * static_cast<u64>(s_.cp_smem_cycles);
+  act(sm).smem_busy += n * static_cast<u64>(s_.cp_smem_cycles);
 }
 
 u64 GpuSmTileStepper::Fast::prologue(int sm, SpT& sp, CtaT& c, u64 t0) {
   const auto n = static_cast<u64>(s_.cp_per_warp);
   const std::int64_t tiles = std::min(s_.stages - 1, c.kts);
-  copy_banks(sp, t0, static_cast<u64>(tiles) * n);
+  copy_banks(sm, sp, t0, static_cast<u64>(tiles) * n);
   for (std::int64_t kt = 0; kt < tiles; ++kt)
     copy_issued(sm, c, kt, t0 + static_cast<u64>(kt + 1) * n - 1);
   const u64 bar = t0 + static_cast<u64>(tiles) * n;
@@ -402,6 +403,7 @@ u64 GpuSmTileStepper::Fast::main_ktile(int sm, SpT& sp, CtaT& c, WarpT& w, std::
     u += nl;
     a.instructions += nl;
     a.ldmatrix += nl;
+    a.smem_busy += nl * cyc;
   };
   // A k-step's mma.sync (buffer `mb`) with `ncopy` cp.async between them: mma j issues at
   // first + j * mma_ii (mma_ii >= 2 leaves a slot after each), copy j right after mma j, the
@@ -420,6 +422,7 @@ u64 GpuSmTileStepper::Fast::main_ktile(int sm, SpT& sp, CtaT& c, WarpT& w, std::
         const u64 tj = j < m ? first + j * ii + 1 : last_mma + 2 + (j - m);
         sp.smem_free = std::max(tj, sp.smem_free) + cyc_cp;
       }
+      a.smem_busy += ncopy * cyc_cp;
     }
     if (ncopy > 0) {
       last = ncopy <= m ? first + (ncopy - 1) * ii + 1 : last_mma + 1 + (ncopy - m);
@@ -437,7 +440,7 @@ u64 GpuSmTileStepper::Fast::main_ktile(int sm, SpT& sp, CtaT& c, WarpT& w, std::
     if (w.pending < 0) {
       // The first k-tile: its copies and first fragment set issue back to back.
       if (copies) copy_issued(sm, c, kt + s_.stages - 1, u + ncp - 1);
-      copy_banks(sp, u, ncp);
+      copy_banks(sm, sp, u, ncp);
       u += ncp;
       load(buf);
     } else {

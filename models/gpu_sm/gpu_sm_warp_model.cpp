@@ -230,9 +230,11 @@ bool Engine::issue(int sm, SubPartition& sp, Cta& c, size_t wi, std::uint64_t t)
     case WarpOp::kTma:
       // cp.async's shared-memory writes take the sub-partition's bank share as ldmatrix does
       // (reserved at issue, in program order; TMA's cp_smem_cycles are 0).
-      if (shape_.cp_smem_cycles)
+      if (shape_.cp_smem_cycles) {
         sp.smem_free =
             std::max(t, sp.smem_free) + static_cast<std::uint64_t>(shape_.cp_smem_cycles);
+        act.smem_busy += static_cast<std::uint64_t>(shape_.cp_smem_cycles);
+      }
       ++act.copies;
       if (x.last && (x.op == WarpOp::kTma || ++c.cp_count[kt] == shape_.compute_warps))
         pending_.push_back({sm, c.slot, x.kt, false});
@@ -244,6 +246,7 @@ bool Engine::issue(int sm, SubPartition& sp, Cta& c, size_t wi, std::uint64_t t)
       std::uint64_t& f = w.frag_ready[x.buf];
       f = x.first ? data : std::max(f, data);
       ++act.ldmatrix;
+      act.smem_busy += static_cast<std::uint64_t>(shape_.ldm_cycles);
       break;
     }
     case WarpOp::kMma: {

@@ -44,6 +44,8 @@ void check_bounds(const stats::PointResult& p) {
     CHECK(l.get_number(i, "roofline_fraction") <= 1.0);
     CHECK(l.get_number(i, "mac_utilization") <= 1.0);
     CHECK(l.get_number(i, "tensor_utilization") <= 1.0);
+    const double smem = l.get_number(i, "smem_utilization");
+    CHECK((smem >= 0 && smem <= 1.0));
     const double hit = l.get_number(i, "l2_hit_rate");
     CHECK((hit >= 0 && hit <= 1));
   }

@@ -68,6 +68,7 @@ std::uint64_t u(double v) { return static_cast<std::uint64_t>(v); }
 struct LayerSums {
   double cycles = 0;
   std::uint64_t hbm_bytes = 0, sector_hits = 0, sector_accesses = 0, tensor_busy = 0;
+  std::uint64_t smem_busy = 0;
   std::int64_t waves = 0, ctas_per_sm = 0;
 };
 
@@ -87,10 +88,14 @@ LayerSums sum_layer(const GpuDeviceConfig& d, const workloads::GpuProgram& p,
                    sector;
     s.sector_hits += r.l2_after.sector_hits - r.l2_before.sector_hits;
     s.sector_accesses += r.l2_after.sector_accesses - r.l2_before.sector_accesses;
-    for (const auto& a : r.gemm.sms) s.tensor_busy += a.tensor_busy;
+    for (const auto& a : r.gemm.sms) {
+      s.tensor_busy += a.tensor_busy;
+      s.smem_busy += a.smem_busy;
+    }
     // The FlashAttention record counts one sub-partition per SM (all of them run alike).
-    for (const auto b : r.flash.tensor_busy)
-      s.tensor_busy += b * static_cast<std::uint64_t>(d.gpu_sm.sub_partitions);
+    const auto sps = static_cast<std::uint64_t>(d.gpu_sm.sub_partitions);
+    for (const auto b : r.flash.tensor_busy) s.tensor_busy += b * sps;
+    for (const auto b : r.flash.smem_busy) s.smem_busy += b * sps;
     const auto kind = p.kernels[k].kind;
     if (kind == workloads::GpuKernel::Kind::kGemm && s.waves == 0) {
       s.waves = p.kernels[k].gemm.waves;
@@ -133,6 +138,10 @@ stats::Record layer_record(const GpuDeviceConfig& d, const workloads::GpuLayerPl
          peak_macs > 0 && cycles > 0 ? macs / (peak_macs * cycles) : 0)
       .f("tensor_utilization", "", "tensor-pipe busy cycles / (sub-partitions x cycles)",
          sp_cycles > 0 ? static_cast<double>(s.tensor_busy) / sp_cycles : 0)
+      .f("smem_utilization", "",
+         "shared-memory bank busy cycles charged (ldmatrix and other shared loads and stores, "
+         "cp.async writes; not TMA writes or wgmma operand reads) / (sub-partitions x cycles)",
+         sp_cycles > 0 ? static_cast<double>(s.smem_busy) / sp_cycles : 0)
       .i("waves", "", "waves of CTAs over the SMs (main kernel)", s.waves)
       .i("ctas_per_sm", "", "CTAs resident per SM (main kernel)", s.ctas_per_sm)
       .f("l2_hit_rate", "", "L2 sector hits / sector accesses",

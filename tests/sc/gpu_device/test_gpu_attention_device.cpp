@@ -63,6 +63,8 @@ void check_bounds(const std::string& preset, const std::string& kernel) {
     CHECK(hit <= 1);
     CHECK(l.get_number(0, "tensor_utilization") > 0);
     CHECK(l.get_number(0, "tensor_utilization") <= 1);
+    CHECK(l.get_number(0, "smem_utilization") > 0);
+    CHECK(l.get_number(0, "smem_utilization") <= 1);
   }
   // Causal computes about half the scores: faster, but not more than twice as fast.
   const double full = points[0].layers.get_number(0, "cycles");

@@ -218,7 +218,7 @@ TEST_CASE("cp.async fills share the bank share with ldmatrix (A100 multistage)",
   // README rule 4, "cp.async fills share the data pipe". Per sub-partition and k-tile (k32):
   // a 64x64 CTA with 32x32 warp tiles needs 128 tensor cycles, 128 bank cycles of ldmatrix
   // and 64 of cp.async writes, so the banks bound it at 128 / 192 = 2/3 of the tensor rate;
-  // a 128x128 CTA (64x64 warp tiles: 512 tensor, 256 + 64 bank cycles) stays tensor-bound.
+  // a 128x128 CTA (64x64 warp tiles: 512 tensor, 256 + 128 bank cycles) stays tensor-bound.
   // Both models must give it (they are equal on every case); bounds stated before running.
   const auto busy = [](std::int64_t b) {
     GemmLaunch l;
@@ -232,10 +232,19 @@ TEST_CASE("cp.async fills share the bank share with ldmatrix (A100 multistage)",
     const GemmRun fast = GpuSmTileModel(a100_sxm4_sm(), p1).run(l);
     const GemmRun ref = GpuSmWarpModel(a100_sxm4_sm(), p2).run(l);
     CHECK(fast.cycles == ref.cycles);
-    return static_cast<double>(fast.sms[0].tensor_busy) / (4.0 * static_cast<double>(fast.cycles));
+    CHECK(fast.sms == ref.sms);
+    const double span = 4.0 * static_cast<double>(fast.cycles);
+    return std::make_pair(static_cast<double>(fast.sms[0].tensor_busy) / span,
+                          static_cast<double>(fast.sms[0].smem_busy) / span);
   };
-  const double small = busy(64), large = busy(128);
+  const auto [small, small_smem] = busy(64);
+  const auto [large, large_smem] = busy(128);
   CHECK(small <= 0.667 + 1e-9);
   CHECK(small >= 0.60);
   CHECK(large >= 0.93);
+  // The banks are what binds the small CTA: busy nearly all the time (1.5x its tensor share);
+  // the large one's stay below its tensor pipes' (384 of 512 cycles a k-tile).
+  CHECK(small_smem >= 0.90);
+  CHECK(small_smem == Approx(1.5 * small).epsilon(0.01));
+  CHECK(large_smem == Approx(large * 384.0 / 512.0).epsilon(0.01));
 }
