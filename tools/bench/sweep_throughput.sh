@@ -77,7 +77,7 @@
 # explained). glibc.malloc.hugetlb=1 for the workers changed nothing beyond noise.
 # 2026-11-28 (428e3e4, Release without LTO, idle host): 400 points 4.5 s wall, 8.2 s CPU, 5,294
 # points/minute. perf over that run: HbmController::decide_lean 39% of the samples (reads 26%,
-# writes 14%), the HBM's other steps ~25%, kernel 12%, libc 4%, HDF5 4%. 400 points of m, n in
+# writes 14%), the HBM's other steps ~33%, kernel 12%, libc 4%, HDF5 4%. 400 points of m, n in
 # 128..200 and k in 128..152 (the per-point floor): 2.3 s CPU, 5.7 ms a point, 2.2 ms of it
 # system time; about a third of the parent's samples are HDF5 writes.
 #
