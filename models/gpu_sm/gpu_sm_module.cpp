@@ -18,7 +18,7 @@ GpuSmArrayModule::GpuSmArrayModule(const sc_core::sc_module_name& name, const Gp
       memory("memory"),
       cfg_(cfg),
       first_(first_requester),
-      period_(sc_time(1e12 / cfg.clock.value(), sc_core::SC_PS)) {
+      period_ps_(1e12 / cfg.clock.value()) {
   SYSTOLE_ASSERT(sms > 0 && in_flight > 0, "an SM array needs SMs and copies in flight");
   for (int sm = 0; sm < sms; ++sm) {
     Engine& e = *engines_.emplace_back(std::make_unique<Engine>());
@@ -37,12 +37,26 @@ GpuSmArrayModule::GpuSmArrayModule(const sc_core::sc_module_name& name, const Gp
 void GpuSmArrayModule::set_clock(Hz f) {
   SYSTOLE_ASSERT(f.value() > 0, "gpu_sm: a clock must be positive");
   cfg_.clock = f;
-  period_ = sc_time(1e12 / f.value(), sc_core::SC_PS);
+  period_ps_ = 1e12 / f.value();
+}
+
+std::uint64_t gpu_sm_cycle_of_ps(std::uint64_t ps, double clock_hz) {
+  const double c = static_cast<double>(ps) * 1e-12 * clock_hz;
+  return static_cast<std::uint64_t>(std::ceil(c - 1e-6));
+}
+
+std::uint64_t gpu_sm_cycle_end_ps(std::uint64_t c, double period_ps) {
+  // Any picosecond in ((c - 1) x P, c x P] is in cycle c, so an error of the product below a
+  // picosecond cannot move it to another cycle (P > 1 ps).
+  return static_cast<std::uint64_t>(std::floor(static_cast<double>(c) * period_ps));
+}
+
+sc_time GpuSmArrayModule::time_at(std::uint64_t c) const {
+  return t0_ + sc_time::from_value(static_cast<sc_dt::uint64>(gpu_sm_cycle_end_ps(c, period_ps_)));
 }
 
 std::uint64_t GpuSmArrayModule::cycles_at(const sc_time& t) const {
-  const double c = (t - t0_).to_seconds() * cfg_.clock.value();
-  return static_cast<std::uint64_t>(std::ceil(c - 1e-6));
+  return gpu_sm_cycle_of_ps((t - t0_).value(), cfg_.clock.value());
 }
 
 void GpuSmArrayModule::post(int sm, Job j) {
@@ -57,7 +71,7 @@ void GpuSmArrayModule::issuer(int sm) {
     while (e.jobs.empty()) sc_core::wait(e.posted);
     Job j = std::move(e.jobs.front());
     e.jobs.pop_front();
-    const sc_time at = t0_ + period_ * static_cast<double>(j.issue);
+    const sc_time at = time_at(j.issue);
     if (at > sc_core::sc_time_stamp()) sc_core::wait(at - sc_core::sc_time_stamp());
     Accepted a;
     a.token = j.token;
@@ -137,9 +151,7 @@ void GpuSmArrayModule::set_trace(TraceRecorder* rec, const std::string& device,
 // A copy from its issue to its data in shared memory; a store until it is written.
 void GpuSmArrayModule::record(int sm, const Accepted& a, std::uint64_t done) {
   const auto s = static_cast<size_t>(sm);
-  const auto ps = [this](std::uint64_t c) {
-    return static_cast<double>((t0_ + period_ * static_cast<double>(c)).value());
-  };
+  const auto ps = [this](std::uint64_t c) { return static_cast<double>(time_at(c).value()); };
   trace_->add(copy_unit_[s], a.write ? store_ : load_, ps(a.issue), ps(done), a.bytes,
               a.write ? smem_[s] : memory_place_, a.write ? memory_place_ : smem_[s]);
 }
@@ -242,7 +254,7 @@ auto GpuSmArrayModule::drive(Stepper& st) {
     }
     // Events ahead of simulated time may run only while no answer is owed: one could be
     // earlier than them.
-    const sc_time at = t0_ + period_ * static_cast<double>(t);
+    const sc_time at = time_at(t);
     if (st.pending() > 0 && at > sc_core::sc_time_stamp()) {
       sc_core::wait(at - sc_core::sc_time_stamp(), arrival_);
       continue;
@@ -251,7 +263,7 @@ auto GpuSmArrayModule::drive(Stepper& st) {
   }
   auto out = st.finish();
   // The kernel ends when its last CTA (and store) is done: simulated time catches up.
-  const sc_time end = t0_ + period_ * static_cast<double>(out.cycles);
+  const sc_time end = time_at(out.cycles);
   if (end > sc_core::sc_time_stamp()) sc_core::wait(end - sc_core::sc_time_stamp());
   return out;
 }
@@ -387,7 +399,7 @@ StreamRun GpuSmArrayModule::run(const StreamLaunch& launch) {
            stream_job(tokens.size(), cycle + ch.compute_cycles, true, ch.writes));
     }
   }
-  const sc_time end = t0_ + period_ * static_cast<double>(out.cycles);
+  const sc_time end = time_at(out.cycles);
   if (end > sc_core::sc_time_stamp()) sc_core::wait(end - sc_core::sc_time_stamp());
   return out;
 }
