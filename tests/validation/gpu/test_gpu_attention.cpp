@@ -221,7 +221,9 @@ void add_ours(std::vector<Point>& out, const std::vector<Point>& sim) {
 // Azure's H100 FA-2 +19.5%; the A100 rows 4.2% over GPU_travel's 12 and -7.9% on Azure's). The
 // device's FA-3 main loop runs at 94% of the tensor peak per clock where cuDNN's kernel runs at
 // 72% (at its measured clock), and cuDNN's causal kernel loses a further 20% per clock; neither
-// is modelled yet (README.md). Reported, not failing the suite; never widened.
+// is modelled yet (README.md). Reported, not failing the suite; never widened. With the SM
+// array's cycles at the exact clock period (README, "The SM array at the exact clock period"):
+// 11.8%, still missed.
 TEST_CASE("GPU FlashAttention at every measured and published sequence length",
           "[validation][gpu][!mayfail]") {
   std::vector<Point> rows;
